@@ -1,0 +1,399 @@
+//! Stage 4a: plan a shake — which entries to fold, and the content that replaces theirs.
+//!
+//! Works on the projection (what the model sees) and the wall (what pi-shake already folded).
+//! It selects candidates from the compact per-entry facts first and asks `fetch` for the full
+//! JSON of only the entries whose bytes it must copy (an image kept beside a placeholder, the
+//! blocks around a folded thinking block, the text around a fenced block). The plan is data;
+//! nothing here writes.
+//!
+//! Rules (the shake design; product.md where it is silent):
+//! - only editable entries (user/assistant/toolResult messages, custom messages) in the
+//!   compaction-aware context of the active branch; never entries whose overlay someone else
+//!   wrote; never a scope already folded on that entry;
+//! - `elide`: whole tool results and fenced/XML regions of at least the block minimum, outside
+//!   the protected tail (newest messages up to `tail` tokens; a straddling message is inside);
+//! - `thinking` and `images`: every block, no tail, no minimum;
+//! - a fold must shrink the entry (pi's estimate), and a placeholder is never larger than what
+//!   it replaces.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::regions::{find_regions, replace_regions};
+use crate::projection::Projection;
+use crate::report::thousands;
+use crate::session::{Body, ContentStats, Session};
+use crate::tree::Tree;
+use crate::wall::{Scope, Wall};
+
+/// What to fold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoldParams {
+    /// Scopes in the order they are applied.
+    pub scopes: Vec<Scope>,
+    /// Protected recent tail (tokens), elide only.
+    pub tail: u64,
+    /// Minimum tokens of a fenced block / XML span, elide only.
+    pub block_min: u64,
+}
+
+/// One scope's fold of one entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScopeFold {
+    pub scope: Scope,
+    /// `toolResult`, `block`, `thinking`, `image`.
+    pub kind: &'static str,
+    /// Blocks or regions folded.
+    pub count: u32,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}
+
+/// The new overlay for one entry (all scopes of this run combined into one edit).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedFold {
+    /// Entry index of the target.
+    pub target: usize,
+    pub target_id: String,
+    pub tool: Option<String>,
+    /// The content that replaces the target's (written as `replacement.content`).
+    pub content: Value,
+    pub folds: Vec<ScopeFold>,
+    /// What undo restores to (None = the raw entry; Some(index of the base overlay)).
+    pub base: Option<usize>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}
+
+/// A shake plan.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FoldPlan {
+    pub folds: Vec<PlannedFold>,
+    /// Tokens of the protected tail actually counted (elide).
+    pub tail_tokens: u64,
+    /// Entries skipped because someone else's overlay is in force.
+    pub skipped_foreign: usize,
+    /// Tokens the first request after this fold re-encodes (from the first folded entry on).
+    pub cache_cost: u64,
+}
+
+impl FoldPlan {
+    /// Σ tokens reclaimed.
+    pub fn reclaimed(&self) -> u64 {
+        self.folds.iter().map(|f| f.tokens_before - f.tokens_after).sum()
+    }
+    /// (count, tokens reclaimed) for one scope and kind.
+    pub fn count(&self, scope: Scope, kind: &str) -> (u64, u64) {
+        let mut n = 0;
+        let mut t = 0;
+        for f in &self.folds {
+            for s in &f.folds {
+                if s.scope == scope && s.kind == kind {
+                    n += u64::from(s.count);
+                    t += s.tokens_before - s.tokens_after;
+                }
+            }
+        }
+        (n, t)
+    }
+}
+
+/// Entry indices of the context entries inside the protected tail.
+pub fn tail_entries(p: &Projection, tail: u64) -> (Vec<bool>, u64) {
+    let mut inside = vec![false; p.entries.len()];
+    let mut cum = 0u64;
+    'outer: for (pos, pe) in p.entries.iter().enumerate().rev() {
+        for m in pe.messages.iter().rev() {
+            if cum >= tail {
+                break 'outer;
+            }
+            inside[pos] = true;
+            cum += m.tokens0();
+        }
+    }
+    (inside, cum)
+}
+
+/// Estimate pi's tokens for `content` as the content of entry `idx`.
+fn tokens_of(s: &Session, idx: usize, content: &Value) -> Option<u64> {
+    let stats: ContentStats = serde_json::from_value(content.clone()).ok()?;
+    match &s.entries[idx].body {
+        Body::Message(m) => m.tokens_with(&stats),
+        Body::CustomMessage { .. } => stats.user_chars().map(|c| c.div_ceil(4)),
+        _ => None,
+    }
+}
+
+/// The content of an entry's JSON (`message.content`, or `content` of a custom message).
+pub fn content_of(entry: &Value) -> Option<&Value> {
+    match entry.get("type").and_then(Value::as_str) {
+        Some("message") => entry.get("message").and_then(|m| m.get("content")),
+        Some("custom_message") => entry.get("content"),
+        _ => None,
+    }
+}
+
+/// Plan a shake.
+///
+/// `fetch(i)` returns the JSON of entry `i` (the target or one of its overlays).
+pub fn plan(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    w: &Wall,
+    params: &FoldParams,
+    fetch: &mut dyn FnMut(usize) -> Result<Value>,
+) -> Result<FoldPlan> {
+    let _ = t;
+    let (in_tail, tail_tokens) = tail_entries(p, params.tail);
+    let mut plan = FoldPlan {
+        tail_tokens,
+        ..Default::default()
+    };
+    let mut first_pos: Option<usize> = None;
+    let mut new_tokens: Vec<u64> = p.entries.iter().map(|pe| pe.tokens()).collect();
+    for (pos, pe) in p.entries.iter().enumerate() {
+        let e = &s.entries[pe.idx];
+        if !e.editable() || pe.messages.is_empty() || !e.id.as_ref().is_some_and(|k| k.is_string()) {
+            continue;
+        }
+        let item = w.item(pe.idx);
+        // Whose overlay is in force?
+        let (current_from_edit, base) = match pe.edit {
+            None => (None, None),
+            Some(ed) if w.restores.contains_key(&ed) => (None, w.restores.get(&ed).copied().flatten()),
+            Some(ed) if w.is_own(ed) => (Some(ed), item.and_then(|it| it.base)),
+            Some(_) => {
+                plan.skipped_foreign += 1;
+                continue;
+            }
+        };
+        let done: Vec<Scope> = item.map(|it| it.scopes.clone()).unwrap_or_default();
+        // Stats of the content the model sees now.
+        let (role, stats) = match &e.body {
+            Body::Message(m) => (m.role_name.as_str(), m.content.clone()),
+            Body::CustomMessage { content, .. } => ("custom", content.clone()),
+            _ => continue,
+        };
+        let stats = match current_from_edit {
+            Some(ed) => match &s.entries[ed].body {
+                Body::ContextEdit {
+                    replacement: crate::session::Replacement::Content(c),
+                    ..
+                } => c.clone(),
+                _ => continue,
+            },
+            None => stats,
+        };
+        if stats.is_weird || stats.is_null {
+            continue;
+        }
+        // A string can't be restored exactly into assistant/toolResult (pi wraps it).
+        if stats.is_string && matches!(role, "assistant" | "toolResult") {
+            continue;
+        }
+        let wants = |sc: Scope| params.scopes.contains(&sc) && !done.contains(&sc);
+        let elide_ok = wants(Scope::Elide) && !in_tail[pos];
+        let min_chars = params.block_min.saturating_mul(4);
+        let want_result = elide_ok && role == "toolResult" && stats.text_truthy_chars > 0;
+        let want_blocks = elide_ok
+            && role != "toolResult"
+            && (stats.max_text_len >= min_chars || (stats.is_string && stats.string_len >= min_chars));
+        let want_thinking = wants(Scope::Thinking) && role == "assistant" && stats.thinking_blocks > 0;
+        let want_images = wants(Scope::Images) && stats.images > 0;
+        if !(want_result || want_blocks || want_thinking || want_images) {
+            continue;
+        }
+        let tool = e.msg().and_then(|m| m.tool_name.clone());
+        let before = pe.tokens();
+        // The content now: only fetched when its bytes must be copied.
+        let simple_result = want_result
+            && !want_images
+            && current_from_edit.is_none()
+            && stats.images == 0
+            && stats.blocks == stats.text_blocks;
+        let mut content: Value = if simple_result {
+            Value::Array(Vec::new())
+        } else {
+            let v = fetch(current_from_edit.unwrap_or(pe.idx))?;
+            let c = match current_from_edit {
+                Some(_) => v.get("replacement").and_then(|r| r.get("content")).cloned(),
+                None => content_of(&v).cloned(),
+            };
+            match c {
+                Some(c) => c,
+                None => continue,
+            }
+        };
+        let mut folds = Vec::new();
+        let mut cur_tokens = before;
+        for &scope in &params.scopes {
+            let step = match scope {
+                Scope::Elide if want_result => fold_result(&content, simple_result, stats.text_truthy_chars, tool.as_deref()),
+                Scope::Elide if want_blocks => fold_blocks(&content, params.block_min),
+                Scope::Thinking if want_thinking => fold_thinking(&content),
+                Scope::Images if want_images => fold_images(&content),
+                _ => None,
+            };
+            let Some((kind, count, new_content)) = step else { continue };
+            let Some(after) = tokens_of(s, pe.idx, &new_content) else { continue };
+            if after >= cur_tokens {
+                continue;
+            }
+            content = new_content;
+            folds.push(ScopeFold {
+                scope,
+                kind,
+                count,
+                tokens_before: cur_tokens,
+                tokens_after: after,
+            });
+            cur_tokens = after;
+        }
+        if folds.is_empty() {
+            continue;
+        }
+        first_pos.get_or_insert(pos);
+        new_tokens[pos] = cur_tokens;
+        plan.folds.push(PlannedFold {
+            target: pe.idx,
+            target_id: e.id_str().to_string(),
+            tool,
+            content,
+            folds,
+            base,
+            tokens_before: before,
+            tokens_after: cur_tokens,
+        });
+    }
+    if let Some(fp) = first_pos {
+        plan.cache_cost = new_tokens[fp..].iter().sum();
+    }
+    Ok(plan)
+}
+
+type Step = Option<(&'static str, u32, Value)>;
+
+/// A whole tool result: its text blocks become one placeholder; other blocks (images) stay.
+fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str>) -> Step {
+    let ph = format!(
+        "[{} output omitted (~{} tokens)]",
+        tool.filter(|t| !t.is_empty()).unwrap_or("tool"),
+        thousands(text_chars.div_ceil(4))
+    );
+    if simple {
+        return Some(("toolResult", 1, json!([{"type": "text", "text": ph}])));
+    }
+    let blocks = content.as_array()?;
+    let mut out = Vec::with_capacity(blocks.len());
+    let mut placed = false;
+    let mut n = 0u32;
+    let mut chars = 0u64;
+    for b in blocks {
+        if b.get("type").and_then(Value::as_str) == Some("text") {
+            n += 1;
+            chars += b.get("text").and_then(Value::as_str).map(crate::jscompat::utf16_len).unwrap_or(0) as u64;
+            if !placed {
+                out.push(json!({"type": "text", "text": ""}));
+                placed = true;
+            }
+            continue;
+        }
+        out.push(b.clone());
+    }
+    if n == 0 || chars == 0 {
+        return None;
+    }
+    let ph = format!(
+        "[{} output omitted (~{} tokens)]",
+        tool.filter(|t| !t.is_empty()).unwrap_or("tool"),
+        thousands(chars.div_ceil(4))
+    );
+    for b in &mut out {
+        if b.get("type").and_then(Value::as_str) == Some("text") && b.get("text").and_then(Value::as_str) == Some("") {
+            b["text"] = Value::String(ph);
+            break;
+        }
+    }
+    Some(("toolResult", 1, Value::Array(out)))
+}
+
+/// Fenced blocks and XML spans of at least `min` tokens, replaced in place.
+fn fold_blocks(content: &Value, min: u64) -> Step {
+    let fold_text = |t: &str| -> Option<(String, u32)> {
+        let regions: Vec<_> = find_regions(t)
+            .into_iter()
+            .filter(|r| {
+                r.tokens >= min
+                    && crate::jscompat::utf16_len(&r.placeholder()) < crate::jscompat::utf16_len(&t[r.start..r.end])
+            })
+            .collect();
+        if regions.is_empty() {
+            return None;
+        }
+        Some((replace_regions(t, &regions), regions.len() as u32))
+    };
+    match content {
+        Value::String(t) => {
+            let (new, n) = fold_text(t)?;
+            Some(("block", n, Value::String(new)))
+        }
+        Value::Array(blocks) => {
+            let mut total = 0;
+            let mut out = blocks.clone();
+            for b in &mut out {
+                if b.get("type").and_then(Value::as_str) != Some("text") {
+                    continue;
+                }
+                let Some(t) = b.get("text").and_then(Value::as_str) else { continue };
+                if let Some((new, n)) = fold_text(t) {
+                    b["text"] = Value::String(new);
+                    total += n;
+                }
+            }
+            (total > 0).then_some(("block", total, Value::Array(out)))
+        }
+        _ => None,
+    }
+}
+
+/// Thinking blocks removed; a placeholder only when nothing else would remain.
+fn fold_thinking(content: &Value) -> Step {
+    let blocks = content.as_array()?;
+    let mut out = Vec::with_capacity(blocks.len());
+    let mut n = 0u32;
+    let mut chars = 0u64;
+    for b in blocks {
+        if b.get("type").and_then(Value::as_str) == Some("thinking") {
+            n += 1;
+            chars += b.get("thinking").and_then(Value::as_str).map(crate::jscompat::utf16_len).unwrap_or(0) as u64;
+            continue;
+        }
+        out.push(b.clone());
+    }
+    if n == 0 {
+        return None;
+    }
+    if out.is_empty() {
+        out.push(json!({"type": "text", "text": format!("[thinking omitted (~{} tokens)]", thousands(chars.div_ceil(4)))}));
+    }
+    Some(("thinking", n, Value::Array(out)))
+}
+
+/// Image blocks replaced by a text placeholder.
+fn fold_images(content: &Value) -> Step {
+    let blocks = content.as_array()?;
+    let mut n = 0u32;
+    let out: Vec<Value> = blocks
+        .iter()
+        .map(|b| {
+            if b.get("type").and_then(Value::as_str) == Some("image") {
+                n += 1;
+                json!({"type": "text", "text": "[image omitted (~1,200 tokens)]"})
+            } else {
+                b.clone()
+            }
+        })
+        .collect();
+    (n > 0).then_some(("image", n, Value::Array(out)))
+}

@@ -1,0 +1,547 @@
+//! Stage 1: what a session file is, read the way pi 1.6's loader reads it.
+//!
+//! [`Session::open`] streams the file once in 1 MiB chunks, splits on `\n`, decodes each line
+//! as UTF-8 with replacement (pi's `StringDecoder`), skips what pi skips (blank, malformed and
+//! falsy lines) and keeps one compact [`Entry`] per kept line: ids, parents, role and the token
+//! facts pi's estimator needs. Content is not retained; [`Session::read_value`] re-reads one
+//! line when its bytes are needed. Every problem is recorded with its line number.
+//!
+//! Reading never writes. Writing lives in [`crate::writer`] alone.
+
+pub mod entry;
+
+use std::fs::File;
+use std::hash::Hasher;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{Context, Result};
+
+pub use entry::{Body, ContentStats, Entry, Header, Key, Msg, Replacement, Role};
+use entry::{ParseMode, Parsed};
+
+use crate::error::{Fault, FaultKind};
+
+/// How serious a problem found while reading is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// pi tolerates it; reads and writes go on.
+    Warning,
+    /// pi reads the file, but appending to it would be unsafe (pi-shake refuses to write).
+    Unsafe,
+    /// pi would fail on this session (throws, hangs or misreads it).
+    Error,
+}
+
+/// One problem found in a session, with the line it is on.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Problem {
+    pub severity: Severity,
+    /// A stable short code (`malformed-line`, `cycle`, …).
+    pub code: &'static str,
+    /// 1-based line number, when the problem sits on one line.
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+/// How the file ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tail {
+    /// The last byte is `\n` (or the file is empty).
+    Newline,
+    /// The last line is complete JSON but has no `\n` (pi appends one on open).
+    Unterminated,
+    /// The last line is cut off mid-JSON (pi may be writing it now).
+    Torn,
+}
+
+/// A session file, indexed.
+#[derive(Debug)]
+pub struct Session {
+    pub path: PathBuf,
+    /// File size in bytes when read.
+    pub size: u64,
+    /// Hash of every byte read (re-checked by the writer before it appends).
+    pub hash: u64,
+    pub mtime: Option<SystemTime>,
+    pub header: Header,
+    /// Line of the header.
+    pub header_line: u32,
+    /// Kept non-header entries, in file order (pi's `getEntries()`).
+    pub entries: Vec<Entry>,
+    pub problems: Vec<Problem>,
+    pub tail: Tail,
+    /// Physical lines in the file.
+    pub lines: u32,
+    /// Lines that ended in `\r\n`.
+    pub crlf_lines: u32,
+}
+
+/// The session `version` pi migrates from (None: current).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Legacy {
+    /// No `version` or version 1: every id is regenerated on pi's next open.
+    V1,
+    /// Version 2: `hookMessage` becomes `custom`; the file is rewritten.
+    V2,
+    /// A `version` that is not a number (pi rewrites the file without changing entries).
+    Odd,
+}
+
+impl Session {
+    /// Read and index a session file.
+    ///
+    /// Errors (naming the file, and the line where there is one) when the file cannot be read,
+    /// is not a regular file, or is not a pi session.
+    pub fn open(path: &Path) -> Result<Session> {
+        let meta = std::fs::metadata(path).map_err(|e| {
+            Fault::new(
+                FaultKind::BadSession,
+                format!("{}: cannot read: {e}", path.display()),
+            )
+        })?;
+        if !meta.is_file() {
+            return Err(Fault::new(
+                FaultKind::BadSession,
+                format!("{}: not a regular file", path.display()),
+            )
+            .into());
+        }
+        let file = File::open(path).map_err(|e| {
+            Fault::new(
+                FaultKind::BadSession,
+                format!("{}: cannot open: {e}", path.display()),
+            )
+        })?;
+        let mut s = read_from(file, path)?;
+        s.mtime = meta.modified().ok();
+        Ok(s)
+    }
+
+    /// Read a session from bytes (tests, fuzzing). `path` is only used in messages.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Session> {
+        read_from(bytes, path)
+    }
+
+    /// The legacy version pi would migrate from, if any.
+    pub fn legacy(&self) -> Option<Legacy> {
+        match self.header.version {
+            None => Some(Legacy::V1),
+            Some(v) if v >= 3.0 => None,
+            Some(v) if v < 2.0 => Some(Legacy::V1),
+            Some(v) if v < 3.0 => Some(Legacy::V2),
+            Some(_) => Some(Legacy::Odd),
+        }
+    }
+
+    /// Re-read entry `idx`'s line and parse it as `JSON.parse` would (lenient surrogates).
+    pub fn read_value(&self, idx: usize) -> Result<serde_json::Value> {
+        let e = &self.entries[idx];
+        let mut f = File::open(&self.path)
+            .with_context(|| format!("{}: cannot reopen", self.path.display()))?;
+        f.seek(SeekFrom::Start(e.offset))?;
+        let mut buf = vec![0u8; e.len as usize];
+        f.read_exact(&mut buf)
+            .with_context(|| format!("{}:{}: cannot re-read line", self.path.display(), e.line))?;
+        let text = String::from_utf8_lossy(&buf);
+        let (v, _) = crate::jscompat::parse_lenient(&text).with_context(|| {
+            format!("{}:{}: line changed since it was read", self.path.display(), e.line)
+        })?;
+        Ok(v)
+    }
+
+    /// Whether any problem blocks writing.
+    pub fn blocking_problems(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity >= Severity::Unsafe)
+    }
+
+    /// Count of entries by `type`, sorted by type name.
+    pub fn counts_by_type(&self) -> Vec<(String, usize)> {
+        let mut m = std::collections::BTreeMap::<String, usize>::new();
+        for e in &self.entries {
+            let k = match e.body {
+                Body::NonObject => "(non-object)".to_string(),
+                _ if e.ty.is_empty() => "(no type)".to_string(),
+                _ => e.ty.to_string(),
+            };
+            *m.entry(k).or_default() += 1;
+        }
+        m.into_iter().collect()
+    }
+
+    fn problem(&mut self, severity: Severity, code: &'static str, line: Option<u32>, message: String) {
+        self.problems.push(Problem {
+            severity,
+            code,
+            line,
+            message,
+        });
+    }
+}
+
+/// Streaming line splitter + hasher over any reader.
+fn read_from<R: Read>(mut r: R, path: &Path) -> Result<Session> {
+    let mut hasher = crate::hash::StreamHasher::new();
+    let mut s = Session {
+        path: path.to_path_buf(),
+        size: 0,
+        hash: 0,
+        mtime: None,
+        header: Header::default(),
+        header_line: 0,
+        entries: Vec::new(),
+        problems: Vec::new(),
+        tail: Tail::Newline,
+        lines: 0,
+        crlf_lines: 0,
+    };
+    let mut st = LineState::default();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut pending: Vec<u8> = Vec::new();
+    let mut offset: u64 = 0; // offset of pending[0]
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Fault::new(
+                    FaultKind::BadSession,
+                    format!("{}: read failed: {e}", path.display()),
+                )
+                .into());
+            }
+        };
+        let chunk = &buf[..n];
+        hasher.write(chunk);
+        s.size += n as u64;
+        let mut start = 0usize;
+        // Complete the pending line first.
+        if !pending.is_empty() {
+            match memchr(b'\n', chunk) {
+                Some(i) => {
+                    pending.extend_from_slice(&chunk[..i]);
+                    let line = std::mem::take(&mut pending);
+                    st.feed(&mut s, &line, offset)?;
+                    offset += line.len() as u64 + 1;
+                    start = i + 1;
+                }
+                None => {
+                    pending.extend_from_slice(chunk);
+                    continue;
+                }
+            }
+        }
+        while let Some(i) = memchr(b'\n', &chunk[start..]) {
+            let line = &chunk[start..start + i];
+            st.feed(&mut s, line, offset)?;
+            offset += i as u64 + 1;
+            start += i + 1;
+        }
+        pending.extend_from_slice(&chunk[start..]);
+    }
+    s.hash = hasher.finish();
+    if !pending.is_empty() {
+        // The text after the last "\n": pi parses it and then appends "\n" to the file.
+        let before = s.entries.len();
+        let had_header = st.header_seen;
+        let ok = st.feed(&mut s, &pending, offset)?;
+        let torn = !ok.parsed;
+        s.tail = if torn { Tail::Torn } else { Tail::Unterminated };
+        let line = s.lines;
+        if torn && !crate::jscompat::js_trim_is_empty(&String::from_utf8_lossy(&pending)) {
+            s.problem(
+                Severity::Unsafe,
+                "torn-last-line",
+                Some(line),
+                format!(
+                    "the last line is cut off ({} bytes, no newline): pi may be writing it right now",
+                    pending.len()
+                ),
+            );
+        } else if !torn {
+            s.problem(
+                Severity::Unsafe,
+                "no-final-newline",
+                Some(line),
+                "the last line has no newline (pi appends one when it opens the file)".into(),
+            );
+        }
+        let _ = (before, had_header);
+    }
+    st.finish(&mut s)?;
+    Ok(s)
+}
+
+/// State carried across lines while reading.
+#[derive(Default)]
+struct LineState {
+    header_seen: bool,
+    /// First parsed value seen (for header validation).
+    first_value_seen: bool,
+    mode: ParseMode,
+    malformed: u32,
+    first_malformed: Option<u32>,
+    repaired: u32,
+    first_repaired: Option<u32>,
+    invalid_utf8: u32,
+    first_invalid_utf8: Option<u32>,
+    non_object: u32,
+    first_non_object: Option<u32>,
+    falsy: u32,
+}
+
+struct Fed {
+    /// The line parsed as JSON (kept, falsy, or a skipped later header).
+    parsed: bool,
+}
+
+impl LineState {
+    fn feed(&mut self, s: &mut Session, raw: &[u8], offset: u64) -> Result<Fed> {
+        s.lines += 1;
+        let line_no = s.lines;
+        let raw = match raw.last() {
+            Some(b'\r') => {
+                s.crlf_lines += 1;
+                raw
+            }
+            _ => raw,
+        };
+        let text: std::borrow::Cow<'_, str> = match std::str::from_utf8(raw) {
+            Ok(t) => t.into(),
+            Err(_) => {
+                self.invalid_utf8 += 1;
+                self.first_invalid_utf8.get_or_insert(line_no);
+                String::from_utf8_lossy(raw)
+            }
+        };
+        let len = u32::try_from(raw.len()).map_err(|_| {
+            Fault::new(
+                FaultKind::BadSession,
+                format!("{}:{line_no}: line longer than 4 GiB", s.path.display()),
+            )
+        })?;
+        match entry::parse_line(&text, line_no, offset, len, self.mode) {
+            Parsed::Blank => Ok(Fed { parsed: true }),
+            Parsed::Malformed(err) => {
+                self.malformed += 1;
+                if self.first_malformed.is_none() {
+                    self.first_malformed = Some(line_no);
+                    s.problem(
+                        Severity::Warning,
+                        "malformed-line",
+                        Some(line_no),
+                        format!("not valid JSON, skipped as pi skips it ({err})"),
+                    );
+                }
+                Ok(Fed { parsed: false })
+            }
+            Parsed::Falsy => {
+                self.falsy += 1;
+                if !self.first_value_seen {
+                    // pi skips falsy values entirely; they are not "the first parsed value".
+                }
+                Ok(Fed { parsed: true })
+            }
+            Parsed::Entry {
+                entry,
+                repaired,
+                header,
+            } => {
+                if repaired {
+                    self.repaired += 1;
+                    self.first_repaired.get_or_insert(line_no);
+                }
+                if !self.first_value_seen {
+                    self.first_value_seen = true;
+                    match header {
+                        Some(h) => {
+                            self.header_seen = true;
+                            s.header_line = line_no;
+                            if h.version.is_none_or(|v| v < 3.0) {
+                                self.mode.migrate_hook_role = true;
+                            }
+                            s.header = h;
+                            return Ok(Fed { parsed: true });
+                        }
+                        None => {
+                            return Err(Fault::new(
+                                FaultKind::BadSession,
+                                format!(
+                                    "{}:{line_no}: not a pi session: the first JSON line must be a header \
+                                     {{\"type\":\"session\",\"id\":\"…\"}} ({})",
+                                    s.path.display(),
+                                    describe_non_header(&text)
+                                ),
+                            )
+                            .into());
+                        }
+                    }
+                }
+                if &*entry.ty == "session" {
+                    // pi keeps later headers out of its entry list and index.
+                    s.problem(
+                        Severity::Warning,
+                        "second-header",
+                        Some(line_no),
+                        "a second session header; pi ignores it".into(),
+                    );
+                    return Ok(Fed { parsed: true });
+                }
+                if matches!(entry.body, Body::NonObject) {
+                    self.non_object += 1;
+                    self.first_non_object.get_or_insert(line_no);
+                }
+                s.entries.push(entry);
+                Ok(Fed { parsed: true })
+            }
+        }
+    }
+
+    fn finish(self, s: &mut Session) -> Result<()> {
+        if !self.header_seen {
+            let why = if s.size == 0 {
+                "the file is empty (pi would write a fresh header into it)"
+            } else if s.lines > 0 && self.malformed == 0 {
+                "it holds no JSON lines"
+            } else {
+                "no line is a session header"
+            };
+            return Err(Fault::new(
+                FaultKind::BadSession,
+                format!("{}: not a pi session: {why}", s.path.display()),
+            )
+            .into());
+        }
+        if self.malformed > 1 {
+            s.problem(
+                Severity::Warning,
+                "malformed-lines",
+                self.first_malformed,
+                format!("{} lines are not valid JSON; pi skips them", self.malformed),
+            );
+        }
+        if self.repaired > 0 {
+            s.problem(
+                Severity::Warning,
+                "lone-surrogate",
+                self.first_repaired,
+                format!(
+                    "{} line(s) hold lone UTF-16 surrogate escapes (read as U+FFFD, as length-preserving)",
+                    self.repaired
+                ),
+            );
+        }
+        if self.invalid_utf8 > 0 {
+            s.problem(
+                Severity::Warning,
+                "invalid-utf8",
+                self.first_invalid_utf8,
+                format!(
+                    "{} line(s) hold invalid UTF-8 (decoded as U+FFFD, as pi does)",
+                    self.invalid_utf8
+                ),
+            );
+        }
+        if self.non_object > 0 {
+            s.problem(
+                Severity::Warning,
+                "non-object-line",
+                self.first_non_object,
+                format!(
+                    "{} line(s) are JSON but not objects; pi keeps them as entries that project to nothing",
+                    self.non_object
+                ),
+            );
+        }
+        if s.crlf_lines > 0 {
+            s.problem(
+                Severity::Warning,
+                "crlf",
+                None,
+                format!("{} line(s) end in CRLF (harmless to pi)", s.crlf_lines),
+            );
+        }
+        match s.legacy() {
+            Some(Legacy::V1) => s.problem(
+                Severity::Unsafe,
+                "legacy-version",
+                Some(s.header_line),
+                format!(
+                    "session version {}: pi will regenerate every entry id and rewrite the file when it \
+                     next opens it; open and close the session in pi once, then run pi-shake again",
+                    s.header.version_text.as_deref().unwrap_or("missing (1)")
+                ),
+            ),
+            Some(Legacy::V2) => s.problem(
+                Severity::Unsafe,
+                "legacy-version",
+                Some(s.header_line),
+                "session version 2: pi migrates and rewrites the file when it next opens it; open \
+                 the session in pi once, then run pi-shake again"
+                    .into(),
+            ),
+            Some(Legacy::Odd) => s.problem(
+                Severity::Unsafe,
+                "legacy-version",
+                Some(s.header_line),
+                format!(
+                    "session version {} is not a number: pi rewrites the file when it opens it",
+                    s.header.version_text.as_deref().unwrap_or("?")
+                ),
+            ),
+            None => {}
+        }
+        if s.legacy() == Some(Legacy::V1) {
+            migrate_v1(s);
+        }
+        Ok(())
+    }
+}
+
+/// pi's v1→v2 migration, in memory: fresh ids, a linear chain in file order, numeric
+/// `firstKeptEntryIndex` resolved. Old `targetId` / `firstKeptEntryId` strings then match nothing,
+/// exactly as they will in pi after it rewrites the file.
+fn migrate_v1(s: &mut Session) {
+    let new_id = |i: usize| Key(format!("\u{1}v1-{i}").into());
+    // entries[index] in pi counts the header as 0 (index 0 = header).
+    let n = s.entries.len();
+    for i in 0..n {
+        let first_kept_index = match &s.entries[i].body {
+            Body::Compaction {
+                first_kept_index: Some(k),
+                ..
+            } => Some(*k),
+            _ => None,
+        };
+        let e = &mut s.entries[i];
+        e.id = Some(new_id(i));
+        e.parent = if i == 0 { None } else { Some(new_id(i - 1)) };
+        if let Body::Compaction { first_kept, .. } = &mut e.body {
+            if let Some(k) = first_kept_index {
+                let k = k as usize;
+                if k >= 1 && k - 1 < n {
+                    *first_kept = Some(new_id(k - 1));
+                }
+            }
+        }
+    }
+}
+
+fn describe_non_header(text: &str) -> String {
+    let t = text.trim_start();
+    if t.starts_with('\u{feff}') {
+        return "it starts with a UTF-8 byte-order mark, which pi cannot parse".into();
+    }
+    let head: String = t.chars().take(60).collect();
+    format!("found `{head}`")
+}
+
+fn memchr(b: u8, hay: &[u8]) -> Option<usize> {
+    memchr::memchr(b, hay)
+}

@@ -1,0 +1,150 @@
+//! Stage 2: the entry tree — id index, leaf, and the active path from the leaf to its root.
+//!
+//! pi's rules: later duplicates win id lookups; the leaf is the last entry in file order; the
+//! path follows `parentId` until it is falsy or unknown (an unknown parent silently ends the
+//! path). pi loops forever on a parent cycle; here a cycle ends the walk and is reported.
+//! Pure: no I/O.
+
+use std::collections::HashMap;
+
+use crate::session::{Body, Key, Problem, Session, Severity};
+
+/// The index and the active path.
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// id → index into `session.entries` (the later duplicate wins, as in pi's `Map`).
+    pub by_id: HashMap<Key, usize>,
+    /// Index of the leaf (the last entry), if any.
+    pub leaf: Option<usize>,
+    /// Active path, root first (indices into `session.entries`).
+    pub path: Vec<usize>,
+    /// `on_path[i]`: entry `i` is on the active path.
+    pub on_path: Vec<bool>,
+    /// The walk met an entry twice (pi would hang).
+    pub cycle: Option<usize>,
+    /// The path ended at an unknown parent: (entry index, the missing parent id).
+    pub dangling: Option<(usize, Key)>,
+    /// Problems found while indexing (duplicates, cycles, dangling parents).
+    pub problems: Vec<Problem>,
+}
+
+impl Tree {
+    /// Index `s` and walk the active path from its last entry.
+    pub fn build(s: &Session) -> Tree {
+        let mut t = Tree {
+            by_id: HashMap::with_capacity(s.entries.len()),
+            on_path: vec![false; s.entries.len()],
+            ..Default::default()
+        };
+        let mut dups = 0usize;
+        let mut first_dup_line = None;
+        for (i, e) in s.entries.iter().enumerate() {
+            if let Some(id) = &e.id {
+                if t.by_id.insert(id.clone(), i).is_some() {
+                    dups += 1;
+                    first_dup_line.get_or_insert(e.line);
+                }
+            }
+        }
+        if dups > 0 {
+            t.problems.push(Problem {
+                severity: Severity::Warning,
+                code: "duplicate-id",
+                line: first_dup_line,
+                message: format!(
+                    "{dups} entr{} reuse an earlier id; the later one wins lookups, as in pi",
+                    if dups == 1 { "y" } else { "ies" }
+                ),
+            });
+        }
+        let Some(last) = s.entries.len().checked_sub(1) else {
+            return t;
+        };
+        t.leaf = Some(last);
+        let leaf = &s.entries[last];
+        if leaf.id.as_ref().is_some_and(|k| &*k.0 == "\0null") {
+            // pi: a null leaf id means an empty path.
+            return t;
+        }
+        if let Some(id) = &leaf.id {
+            if t.by_id.get(id) != Some(&last) {
+                t.problems.push(Problem {
+                    severity: Severity::Unsafe,
+                    code: "duplicate-leaf-id",
+                    line: Some(leaf.line),
+                    message: format!("the leaf's id {} is used by another entry", id.display()),
+                });
+            } else if s.entries[..last].iter().any(|e| e.id.as_ref() == Some(id)) {
+                t.problems.push(Problem {
+                    severity: Severity::Unsafe,
+                    code: "duplicate-leaf-id",
+                    line: Some(leaf.line),
+                    message: format!(
+                        "the leaf's id {} is also used by an earlier entry (pi's next append may loop)",
+                        id.display()
+                    ),
+                });
+            }
+        }
+        let mut cur = Some(last);
+        let mut rev = Vec::new();
+        while let Some(i) = cur {
+            if t.on_path[i] {
+                t.cycle = Some(i);
+                let e = &s.entries[i];
+                t.problems.push(Problem {
+                    severity: Severity::Error,
+                    code: "cycle",
+                    line: Some(e.line),
+                    message: format!(
+                        "the parent chain from the leaf loops back to entry {} (pi would hang on this session)",
+                        e.id_str()
+                    ),
+                });
+                break;
+            }
+            t.on_path[i] = true;
+            rev.push(i);
+            let e = &s.entries[i];
+            cur = match &e.parent {
+                None => None,
+                Some(p) => match t.by_id.get(p) {
+                    Some(&j) => Some(j),
+                    None => {
+                        t.dangling = Some((i, p.clone()));
+                        t.problems.push(Problem {
+                            severity: Severity::Unsafe,
+                            code: "dangling-parent",
+                            line: Some(e.line),
+                            message: format!(
+                                "entry {} names parent {} which is not in the file; pi's context starts here",
+                                e.id_str(),
+                                p.display()
+                            ),
+                        });
+                        None
+                    }
+                },
+            };
+        }
+        rev.reverse();
+        t.path = rev;
+        if matches!(leaf.body, Body::NonObject) {
+            t.problems.push(Problem {
+                severity: Severity::Unsafe,
+                code: "non-object-leaf",
+                line: Some(leaf.line),
+                message: "the last line is not an object: pi's context is empty".into(),
+            });
+        }
+        t
+    }
+
+    /// Position of entry `idx` on the path.
+    pub fn path_pos(&self, idx: usize) -> Option<usize> {
+        if !self.on_path.get(idx).copied().unwrap_or(false) {
+            return None;
+        }
+        self.path.iter().position(|&i| i == idx)
+    }
+}

@@ -1,0 +1,277 @@
+//! The wall: what pi-shake has folded on the active branch, derived from its own log entries.
+//!
+//! Every run that writes appends one `custom` entry with `customType: "shake"` whose `data` is a
+//! [`ShakeLog`]. Replaying those logs along the active path (chronologically, last operation
+//! wins: a shake adds targets, an undo removes them) gives the wall — a set of *entries*, never a
+//! count of `context_edit` rows — and the skip-set a new shake must respect. The logs are the
+//! only source: overlays written by anyone else are "foreign" and are never touched.
+//! Pure: no I/O.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::projection::Projection;
+use crate::session::{Body, Key, Problem, Session, Severity};
+use crate::tree::Tree;
+
+/// `customType` of pi-shake's log entries.
+pub const SHAKE_CUSTOM_TYPE: &str = "shake";
+
+/// What a fold is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Scope {
+    Elide,
+    Thinking,
+    Images,
+}
+
+impl Scope {
+    /// The scope's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Elide => "elide",
+            Scope::Thinking => "thinking",
+            Scope::Images => "images",
+        }
+    }
+    /// Every scope, in the order `all` runs them.
+    pub const ALL: [Scope; 3] = [Scope::Elide, Scope::Images, Scope::Thinking];
+}
+
+/// One folded target in a shake log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldRecord {
+    /// The folded entry.
+    pub target: String,
+    /// The `context_edit` this run wrote for it.
+    pub edit: String,
+    pub scope: Scope,
+    /// `toolResult`, `block`, `thinking`, `image`, or combinations joined by `+`.
+    pub kind: String,
+    /// Tool name (tool results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// How many regions/blocks were folded in the entry.
+    pub count: u32,
+    /// pi's estimate of the entry before and after this fold.
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    /// What the model saw before pi-shake first folded this entry: `null` = the raw entry,
+    /// otherwise the id of the overlay then in force (restored by undo).
+    pub base: Option<String>,
+}
+
+/// One restored target in an undo log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreRecord {
+    pub target: String,
+    /// The restoring `context_edit`.
+    pub edit: String,
+    /// `null` = restored to the raw entry; otherwise the overlay id whose content was restored.
+    pub to: Option<String>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}
+
+/// The `data` of a `custom`/`shake` entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShakeLog {
+    /// `shake` or `undo`.
+    pub op: String,
+    pub tool: String,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_min: Option<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<Scope>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folds: Vec<FoldRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restores: Vec<RestoreRecord>,
+    /// Σ tokens of the touched entries before and after.
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}
+
+/// A folded entry on the wall.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WallItem {
+    /// Entry index of the target.
+    pub target: usize,
+    pub target_id: String,
+    /// Scopes folded so far, and the kinds.
+    pub scopes: Vec<Scope>,
+    pub kinds: Vec<String>,
+    pub tool: Option<String>,
+    /// Entry index of the latest fold edit pi-shake wrote for it.
+    pub edit: usize,
+    /// What undo restores to: None = raw entry; Some(entry index of the base overlay).
+    pub base: Option<usize>,
+    /// Tokens before the first fold and after the latest.
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    /// When (entry timestamp, ms) and with which profile it was last folded.
+    pub when_ms: Option<i64>,
+    pub profile: Option<String>,
+    pub state: WallState,
+}
+
+/// Whether a fold still shapes what the model sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WallState {
+    /// The fold is what the model sees.
+    Active,
+    /// The target lies behind a later compaction: the fold no longer matters.
+    Moot,
+    /// A later overlay written by someone else replaced ours.
+    Superseded,
+}
+
+/// The wall and the ids pi-shake owns.
+#[derive(Clone, Debug, Default)]
+pub struct Wall {
+    /// Folded entries, in the order they were first folded.
+    pub items: Vec<WallItem>,
+    /// Every `context_edit` id pi-shake wrote on the active path (folds and restores).
+    pub own_edits: HashSet<usize>,
+    /// Restoring edits: edit index → what it restored (None = raw, Some(base overlay index)).
+    pub restores: BTreeMap<usize, Option<usize>>,
+    /// Shake log entries on the path (entry indices), oldest first.
+    pub logs: Vec<usize>,
+    pub problems: Vec<Problem>,
+}
+
+impl Wall {
+    /// Replay the shake logs on the active path.
+    pub fn build(s: &Session, t: &Tree, p: &Projection) -> Wall {
+        let mut w = Wall::default();
+        let lookup = |id: &str| -> Option<usize> {
+            t.by_id
+                .get(&Key::from_str(id))
+                .copied()
+                .filter(|&i| t.on_path[i])
+        };
+        for &i in &t.path {
+            let e = &s.entries[i];
+            let Body::Custom {
+                shake_data: Some(data),
+                ..
+            } = &e.body
+            else {
+                continue;
+            };
+            let log: ShakeLog = match serde_json::from_str(data) {
+                Ok(l) => l,
+                Err(err) => {
+                    w.problems.push(Problem {
+                        severity: Severity::Warning,
+                        code: "bad-shake-log",
+                        line: Some(e.line),
+                        message: format!("a shake log entry pi-shake cannot read ({err}); ignored"),
+                    });
+                    continue;
+                }
+            };
+            w.logs.push(i);
+            match log.op.as_str() {
+                "shake" => {
+                    for f in &log.folds {
+                        let (Some(target), Some(edit)) = (lookup(&f.target), lookup(&f.edit)) else {
+                            w.problems.push(Problem {
+                                severity: Severity::Warning,
+                                code: "shake-log-dangling",
+                                line: Some(e.line),
+                                message: format!(
+                                    "the shake log names {} / {}, which are not on the active branch; ignored",
+                                    f.target, f.edit
+                                ),
+                            });
+                            continue;
+                        };
+                        w.own_edits.insert(edit);
+                        if let Some(item) = w.items.iter_mut().find(|it| it.target == target) {
+                            if !item.scopes.contains(&f.scope) {
+                                item.scopes.push(f.scope);
+                            }
+                            if !item.kinds.contains(&f.kind) {
+                                item.kinds.push(f.kind.clone());
+                            }
+                            item.edit = edit;
+                            item.tokens_after = f.tokens_after;
+                            item.when_ms = e.timestamp_ms;
+                            item.profile = log.profile.clone();
+                        } else {
+                            let base = f.base.as_deref().and_then(lookup);
+                            w.items.push(WallItem {
+                                target,
+                                target_id: f.target.clone(),
+                                scopes: vec![f.scope],
+                                kinds: vec![f.kind.clone()],
+                                tool: f.tool.clone(),
+                                edit,
+                                base,
+                                tokens_before: f.tokens_before,
+                                tokens_after: f.tokens_after,
+                                when_ms: e.timestamp_ms,
+                                profile: log.profile.clone(),
+                                state: WallState::Active,
+                            });
+                        }
+                    }
+                }
+                "undo" => {
+                    for r in &log.restores {
+                        if let Some(edit) = lookup(&r.edit) {
+                            w.own_edits.insert(edit);
+                            w.restores.insert(edit, r.to.as_deref().and_then(lookup));
+                        }
+                        if let Some(target) = lookup(&r.target) {
+                            w.items.retain(|it| it.target != target);
+                        }
+                    }
+                }
+                other => w.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "bad-shake-log",
+                    line: Some(e.line),
+                    message: format!("a shake log with unknown op `{other}`; ignored"),
+                }),
+            }
+        }
+        // States against the projection.
+        for item in &mut w.items {
+            let Some(pos) = p.position(item.target) else {
+                item.state = WallState::Moot;
+                continue;
+            };
+            item.state = if p.entries[pos].edit == Some(item.edit) {
+                WallState::Active
+            } else {
+                WallState::Superseded
+            };
+        }
+        w
+    }
+
+    /// The wall item for entry `idx`.
+    pub fn item(&self, idx: usize) -> Option<&WallItem> {
+        self.items.iter().find(|it| it.target == idx)
+    }
+
+    /// Whether the overlay at `edit` was written by pi-shake.
+    pub fn is_own(&self, edit: usize) -> bool {
+        self.own_edits.contains(&edit)
+    }
+}
