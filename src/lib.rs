@@ -12,13 +12,50 @@
 //!               ─ writer                  ─▶ the only code that appends to a session
 //! ```
 
+pub mod compact;
+pub mod batch;
+pub mod cli;
+pub mod commands;
 pub mod error;
 pub mod hash;
 pub mod jscompat;
+pub mod load;
+pub mod output;
 pub mod plan;
 pub mod projection;
 pub mod report;
 pub mod score;
 pub mod session;
+pub mod settings;
 pub mod tree;
 pub mod wall;
+pub mod writer;
+
+use clap::Parser;
+
+/// Parse `args`, run the command, print any error, and return the process exit code.
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { error::ExitCode::Usage as u8 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let printer = output::Printer::new(cli.json, cli.quiet, cli.color);
+    match commands::dispatch(cli, &printer) {
+        Ok(()) => error::ExitCode::Ok as u8,
+        Err(e) => {
+            printer.error(&format!("{e:#}"));
+            if let Some(h) = error::hint_of(&e) {
+                printer.note(&format!("hint: {h}"));
+            }
+            error::exit_code_of(&e) as u8
+        }
+    }
+}

@@ -101,6 +101,22 @@ impl Projection {
                 messages,
             });
         }
+        for pe in &p.entries {
+            if pe.messages.iter().any(|m| m.tokens.is_none())
+                && !p.problems.iter().any(|pr| pr.line == Some(s.entries[pe.idx].line))
+            {
+                let e = &s.entries[pe.idx];
+                p.problems.push(Problem {
+                    severity: Severity::Error,
+                    code: "estimate-throws",
+                    line: Some(e.line),
+                    message: format!(
+                        "entry {} has a field pi's token estimator reads but cannot (a missing text, thinking, summary or arguments, or content that is not a list): pi throws when it estimates it (on /compact, or after any later edit)",
+                        e.id_str()
+                    ),
+                });
+            }
+        }
         p.context = context_tokens(s, t, &p);
         p
     }

@@ -766,7 +766,8 @@ struct RawEntry<'a> {
     system_message: Option<RawMessage<'a>>,
     #[serde(rename = "targetId", default)]
     target_id: Option<IdVal>,
-    #[serde(default, borrow)]
+    /// Present-but-null must stay distinguishable from missing.
+    #[serde(default, borrow, deserialize_with = "raw_some")]
     replacement: Option<&'a RawValue>,
     #[serde(default, borrow)]
     data: Option<&'a RawValue>,
@@ -776,6 +777,10 @@ struct RawEntry<'a> {
     model_id: Option<String>,
     #[serde(rename = "thinkingLevel", default)]
     thinking_level: Option<String>,
+}
+
+fn raw_some<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize)]
@@ -901,9 +906,104 @@ pub fn parse_line(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode)
     slow_path(text, line, offset, len, mode)
 }
 
-/// `JSON.parse` semantics for the lines the typed parse refused.
+/// Deepest nesting pi-shake parses (JSON.parse has no limit; past this we would risk the stack
+/// while serialising and dropping values).
+pub const MAX_DEPTH: usize = 100_000;
+
+/// Nesting depth of a JSON text, ignoring brackets inside strings.
+fn nesting_depth(text: &str) -> usize {
+    let (mut d, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                d += 1;
+                max = max.max(d);
+            }
+            b']' | b'}' => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Parse without serde_json's 128-level recursion limit, growing the stack as needed.
+fn from_str_deep<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let v = T::deserialize(serde_stacker::Deserializer::new(&mut de))?;
+    de.end()?;
+    Ok(v)
+}
+
+fn is_depth_error(e: &serde_json::Error) -> bool {
+    e.to_string().contains("recursion limit exceeded")
+}
+
+#[derive(Deserialize)]
+struct ArgsOnly<'a> {
+    #[serde(default, borrow)]
+    message: Option<ArgsMsg<'a>>,
+}
+#[derive(Deserialize)]
+struct ArgsMsg<'a> {
+    #[serde(default, borrow)]
+    content: Option<Vec<ArgsBlock<'a>>>,
+}
+#[derive(Deserialize)]
+struct ArgsBlock<'a> {
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// Lone surrogates inside tool-call arguments of `original`, located through `fixed` (same
+/// byte offsets).
+fn lone_surrogates_in_tool_args(original: &str, fixed: &str) -> u64 {
+    let Ok(a) = serde_json::from_str::<ArgsOnly<'_>>(fixed) else { return 0 };
+    let base = fixed.as_ptr() as usize;
+    let mut n = 0u64;
+    for b in a.message.and_then(|m| m.content).unwrap_or_default() {
+        let Some(raw) = b.arguments else { continue };
+        let start = raw.get().as_ptr() as usize - base;
+        let end = start + raw.get().len();
+        if let Some(slice) = original.get(start..end) {
+            n += jscompat::count_lone_surrogate_escapes_in_strings(slice) as u64;
+        }
+    }
+    n
+}
+
+/// `JSON.parse` semantics for the lines the typed parse refused. Deeply nested lines run on a
+/// large dedicated stack (serialising and dropping a deep value recurses).
 fn slow_path(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode) -> Parsed {
-    let (value, repaired) = match jscompat::parse_lenient(text) {
+    if nesting_depth(text) > 64 {
+        return stacker::grow(512 << 20, || slow_path_inner(text, line, offset, len, mode));
+    }
+    slow_path_inner(text, line, offset, len, mode)
+}
+
+fn slow_path_inner(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode) -> Parsed {
+    let parsed = match jscompat::parse_lenient(text) {
+        Err(e) if is_depth_error(&e) => {
+            if nesting_depth(text) > MAX_DEPTH {
+                return Parsed::Malformed(format!("nested deeper than {MAX_DEPTH} levels"));
+            }
+            let repaired = jscompat::repair_lone_surrogates(text);
+            let t = repaired.as_deref().unwrap_or(text);
+            from_str_deep::<serde_json::Value>(t).map(|v| (v, repaired.is_some()))
+        }
+        other => other,
+    };
+    let (value, repaired) = match parsed {
         Ok(v) => v,
         Err(e) => return Parsed::Malformed(e.to_string()),
     };
@@ -926,10 +1026,34 @@ fn slow_path(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode) -> P
             header: None,
         };
     }
+    if repaired {
+        // Repair keeps byte offsets (`\ud83d` and `\ufffd` are both six bytes), so the typed
+        // parse of the repaired text can be mapped back onto the original for the one place
+        // where a lone surrogate's length differs: `JSON.stringify` prints it as `\udxxx`.
+        if let Some(fixed) = jscompat::repair_lone_surrogates(text) {
+            if let Ok(raw) = serde_json::from_str::<RawEntry<'_>>(&fixed) {
+                let header = header_of(&fixed);
+                let mut entry = build(raw, line, offset, len, mode);
+                let extra = lone_surrogates_in_tool_args(text, &fixed);
+                if let Body::Message(m) = &mut entry.body {
+                    m.content.toolcall_chars += 5 * extra;
+                }
+                return Parsed::Entry {
+                    entry,
+                    repaired,
+                    header,
+                };
+            }
+        }
+    }
     // Re-serialising collapses duplicate keys (last wins) and repaired surrogates.
     let canonical = value.to_string();
     let header = header_of(&canonical);
-    if let Ok(raw) = serde_json::from_str::<RawEntry<'_>>(&canonical) {
+    let typed = match serde_json::from_str::<RawEntry<'_>>(&canonical) {
+        Err(e) if is_depth_error(&e) => from_str_deep::<RawEntry<'_>>(&canonical),
+        other => other,
+    };
+    if let Ok(raw) = typed {
         return Parsed::Entry {
             entry: build(raw, line, offset, len, mode),
             repaired,

@@ -1,0 +1,219 @@
+//! Raw command-line arguments (clap derive). Doc comments are the `--help` text.
+//!
+//! Nothing here is interpreted: [`crate::settings`] resolves these into the settings each
+//! command runs with (session paths, profile, thresholds, output mode).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Fold, undo and compact pi coding-agent sessions without rewriting a byte.
+#[derive(Debug, Parser)]
+#[command(name = "pi-shake", version, about, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Print one JSON document on stdout instead of human output
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print nothing but errors (and JSON with --json)
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+    /// When to use colour
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+}
+
+/// Exit codes, shown in `--help`.
+pub const EXIT_CODES: &str = "Exit codes: 0 done (including nothing to do) · 1 unexpected failure · 2 usage error · \
+3 not a readable pi session · 4 refused to write (file untouched) · 5 scorer failure · 6 check failed";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the projection, the wall (what is folded) and any problems; writes nothing
+    Status(StatusArgs),
+    /// Fold heavy old content into short placeholders (appends overlays and one log entry)
+    Shake(ShakeArgs),
+    /// Say exactly what `shake` would do, and write nothing
+    #[command(name = "dry-run")]
+    DryRun(ShakeArgs),
+    /// Restore everything pi-shake folded, byte for byte (appends; idempotent)
+    Undo(UndoArgs),
+    /// Replace the dropped prefix with a pruned verbatim transcript (a pi compaction entry)
+    Compact(CompactArgs),
+    /// Print shell completions
+    Completions(CompletionsArgs),
+}
+
+/// How to find the session(s).
+#[derive(Debug, Args, Clone, Default)]
+pub struct SessionArgs {
+    /// Session id or id prefix, searched as pi does
+    #[arg(long)]
+    pub session: Option<String>,
+    /// The current directory's most recent session (pi's rule)
+    #[arg(long, short = 'c')]
+    pub r#continue: bool,
+    /// Directory holding the sessions (else PI_CODING_AGENT_SESSION_DIR, else the agent dir's)
+    #[arg(long)]
+    pub session_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Session files (.jsonl); none: list the current directory's sessions
+    pub sessions: Vec<PathBuf>,
+    #[command(flatten)]
+    pub find: SessionArgs,
+    /// Every session in the sessions directory
+    #[arg(long)]
+    pub all: bool,
+    /// Fail (exit 6) when a session's projected context exceeds N tokens
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Fail (exit 6) when pi would reject or misread a session, or writing would be refused
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    Elide,
+    Thinking,
+    Images,
+    All,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    Default,
+    Conservative,
+    Aggressive,
+}
+
+#[derive(Debug, Args)]
+pub struct ShakeArgs {
+    /// Session files (.jsonl)
+    pub sessions: Vec<PathBuf>,
+    #[command(flatten)]
+    pub find: SessionArgs,
+    /// Every session in the sessions directory
+    #[arg(long)]
+    pub all: bool,
+    /// Profile: default (tail 4,000, blocks ≥ 400), conservative (8,000 / 800), aggressive (2,000 / 200)
+    #[arg(long, value_enum)]
+    pub profile: Option<ProfileArg>,
+    /// What to fold (repeatable); shake defaults to elide, dry-run to each scope in turn
+    #[arg(long, value_enum)]
+    pub scope: Vec<ScopeArg>,
+    /// Protected recent tail in tokens (overrides the profile)
+    #[arg(long, value_name = "TOKENS")]
+    pub tail: Option<u64>,
+    /// Minimum size of a fenced block or XML span to fold, in tokens (overrides the profile)
+    #[arg(long, value_name = "TOKENS")]
+    pub block_min: Option<u64>,
+    /// Write even if pi seems to be running on the session
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Session file (.jsonl)
+    pub sessions: Vec<PathBuf>,
+    #[command(flatten)]
+    pub find: SessionArgs,
+    /// Write even if pi seems to be running on the session
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScorerArg {
+    /// The embedded deterministic heuristic (no network)
+    Offline,
+    /// Jev (TypeSafe System One) or a compatible /v1/systemone endpoint
+    Jev,
+    /// An OpenAI-compatible chat endpoint with JSON-schema output (local models)
+    Chat,
+    /// Replay scores from --scores-in
+    Replay,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnScorerError {
+    /// Write nothing and exit 5
+    Abort,
+    /// Score the unanswered pairs with the embedded scorer
+    Offline,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// Session file (.jsonl)
+    pub sessions: Vec<PathBuf>,
+    #[command(flatten)]
+    pub find: SessionArgs,
+    /// Tokens of recent context pi keeps verbatim (default: pi's settings, else 20,000)
+    #[arg(long, value_name = "N")]
+    pub keep_recent_tokens: Option<u64>,
+    /// Who scores tool-call pairs
+    #[arg(long, value_enum, default_value_t = ScorerArg::Offline)]
+    pub scorer: ScorerArg,
+    /// Print the plan and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep threshold for both scores (inclusive)
+    #[arg(long, default_value_t = 0.5)]
+    pub threshold: f64,
+    /// Write every pair's scores to FILE (JSONL), for --scores-in
+    #[arg(long, value_name = "FILE")]
+    pub scores_out: Option<PathBuf>,
+    /// Replay scores from FILE (with --scorer replay, or to fill pairs first)
+    #[arg(long, value_name = "FILE")]
+    pub scores_in: Option<PathBuf>,
+    /// Accept replayed scores whose fingerprints differ
+    #[arg(long)]
+    pub scores_in_lax: bool,
+    /// Full URL of the Jev / System One endpoint (default https://api.typesafe.ai/v1/systemone)
+    #[arg(long, value_name = "URL")]
+    pub jev_url: Option<String>,
+    /// Jev model alias or version
+    #[arg(long, default_value = "jev-latest")]
+    pub jev_model: String,
+    /// Requests in flight at once
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Per-request timeout in seconds
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// Full URL of the chat completions endpoint (with --scorer chat)
+    #[arg(long, value_name = "URL")]
+    pub chat_url: Option<String>,
+    /// Chat model name (with --scorer chat)
+    #[arg(long)]
+    pub chat_model: Option<String>,
+    /// What to do when the scorer fails
+    #[arg(long, value_enum, default_value_t = OnScorerError::Abort)]
+    pub on_scorer_error: OnScorerError,
+    /// Allow plain http:// to a host that is not loopback
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+    /// Write even if pi seems to be running on the session
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// Shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}

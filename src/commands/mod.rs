@@ -1,0 +1,24 @@
+//! One module per subcommand; this file only dispatches.
+
+pub mod compact;
+pub mod completions;
+pub mod shake;
+pub mod status;
+pub mod undo;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command};
+use crate::output::Printer;
+
+/// Run the parsed command.
+pub fn dispatch(cli: Cli, printer: &Printer) -> Result<()> {
+    match cli.command {
+        Command::Status(a) => status::run(&a, printer),
+        Command::Shake(a) => shake::run(&a, printer, false),
+        Command::DryRun(a) => shake::run(&a, printer, true),
+        Command::Undo(a) => undo::run(&a, printer),
+        Command::Compact(a) => compact::run(&a, printer),
+        Command::Completions(a) => completions::run(&a),
+    }
+}

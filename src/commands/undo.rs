@@ -1,0 +1,136 @@
+//! `pi-shake undo`: restore everything pi-shake folded, as one new operation.
+//!
+//! read → index → project → wall → plan (plan::undo) → report → append. All or nothing;
+//! idempotent (a second undo appends nothing). Nothing is ever deleted: undo appends newer
+//! overlays whose content is the original, and one log entry.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::cli::UndoArgs;
+use crate::load::Loaded;
+use crate::output::Printer;
+use crate::plan::undo;
+use crate::report::thousands;
+use crate::wall::{RestoreRecord, ShakeLog, SHAKE_CUSTOM_TYPE};
+use crate::writer::{self, Batch, WriteOptions};
+
+/// `undo --json`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoReport {
+    pub schema_version: u32,
+    pub path: String,
+    pub restored: usize,
+    pub tokens_restored: u64,
+    pub moot: usize,
+    pub superseded: usize,
+    pub entry_ids: Vec<String>,
+    pub written_entries: usize,
+    pub written_bytes: u64,
+    pub context_tokens_before: Value,
+    pub summary: String,
+}
+
+/// Undo one session.
+pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
+    let l = Loaded::open(path)?;
+    let mut fetch = l.fetcher();
+    let plan = undo::plan(&l.session, &l.wall, &mut fetch)?;
+    let mut written = writer::Written { bytes: 0, entries: 0 };
+    if !plan.restores.is_empty() {
+        writer::check_writable(&l.session, &l.tree)?;
+        let mut batch = Batch::new(&l.session, &l.tree)?;
+        let mut records = Vec::new();
+        for r in &plan.restores {
+            let edit = batch.context_edit(&r.target_id, r.replacement.clone());
+            records.push(RestoreRecord {
+                target: r.target_id.clone(),
+                edit,
+                to: r.to.map(|b| l.session.entries[b].id_str().to_string()),
+                tokens_before: r.tokens_before,
+                tokens_after: r.tokens_after,
+            });
+        }
+        let log = ShakeLog {
+            op: "undo".into(),
+            tool: "pi-shake".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            profile: None,
+            profile_source: None,
+            tail: None,
+            block_min: None,
+            scopes: Vec::new(),
+            folds: Vec::new(),
+            tokens_before: records.iter().map(|r| r.tokens_before).sum(),
+            tokens_after: records.iter().map(|r| r.tokens_after).sum(),
+            restores: records,
+        };
+        batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
+        written = writer::commit(&l.session, &l.tree, &batch, &WriteOptions { force })?;
+    }
+    let tokens: u64 = plan.restores.iter().map(|r| r.tokens_after.saturating_sub(r.tokens_before)).sum();
+    let mut summary = if plan.restores.is_empty() {
+        "Nothing to undo.".to_string()
+    } else {
+        format!(
+            "Restored {} folded entr{} (~{} tokens back in context).",
+            thousands(plan.restores.len() as u64),
+            if plan.restores.len() == 1 { "y" } else { "ies" },
+            thousands(tokens)
+        )
+    };
+    if plan.moot > 0 {
+        summary.push_str(&format!(" {} fold(s) behind a later compaction left as they are (moot).", plan.moot));
+    }
+    if plan.superseded > 0 {
+        summary.push_str(&format!(" {} fold(s) superseded by someone else's overlay left alone.", plan.superseded));
+    }
+    Ok(UndoReport {
+        schema_version: 1,
+        path: path.display().to_string(),
+        restored: plan.restores.len(),
+        tokens_restored: tokens,
+        moot: plan.moot,
+        superseded: plan.superseded,
+        entry_ids: plan.restores.iter().map(|r| r.target_id.clone()).collect(),
+        written_entries: written.entries,
+        written_bytes: written.bytes,
+        context_tokens_before: crate::report::js_number(l.projection.context.tokens),
+        summary,
+    })
+}
+
+/// Run `undo`.
+pub fn run(args: &UndoArgs, printer: &Printer) -> Result<()> {
+    let paths: Vec<PathBuf> = crate::settings::resolve_sessions(&args.sessions, &args.find, false)?;
+    let mut docs = Vec::new();
+    let mut first_err = None;
+    for p in &paths {
+        match undo_one(p, args.force) {
+            Ok(r) => {
+                printer.out(&if paths.len() > 1 { format!("{}: {}", r.path, r.summary) } else { r.summary.clone() });
+                docs.push(serde_json::to_value(&r)?);
+            }
+            Err(e) => {
+                if paths.len() > 1 {
+                    printer.error(&format!("{e:#}"));
+                }
+                docs.push(json!({"path": p.display().to_string(), "error": format!("{e:#}")}));
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if paths.len() > 1 {
+        printer.json_doc(&json!({"schemaVersion": 1, "sessions": docs}));
+    } else if let Some(d) = docs.into_iter().next() {
+        printer.json_doc(&d);
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

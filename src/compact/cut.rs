@@ -1,0 +1,182 @@
+//! pi's cut point: a port of `prepareCompaction` + `findProjectedCutPoint` (pi-format.md §11.2–11.3)
+//! onto our [`Projection`].
+//!
+//! Works on the projected context entries: per-message roles and pi's token estimates come from
+//! the projection; whether an entry is "intrinsically visible" (its raw entry yields messages)
+//! comes from `session.entries[idx].body`. Pure: no I/O.
+
+use crate::projection::{PEntry, Projection};
+use crate::session::{Body, Replacement, Session};
+use crate::tree::Tree;
+
+/// Where pi would cut, and what it would summarize.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cut {
+    /// Position (in `projection.entries`) of the first kept entry.
+    pub first_kept_pos: usize,
+    /// Its id (pi's `firstKeptEntryId`).
+    pub first_kept_id: String,
+    pub is_split_turn: bool,
+    /// Position of the turn start when the cut splits a turn.
+    pub turn_start: Option<usize>,
+    /// First position of the span (right after the previous compaction, else 0).
+    pub start: usize,
+    /// End of `messagesToSummarize` (the turn start when split, else the cut).
+    pub history_end: usize,
+    /// pi's §10.3 estimate of the pre-compaction projection.
+    pub tokens_before: f64,
+    /// Position of the previous compaction (the one whose summary is `previousSummary`).
+    pub previous: Option<usize>,
+    /// The `keepRecentTokens` used.
+    pub keep_recent_tokens: u64,
+}
+
+impl Cut {
+    /// Positions of the pruned region: history plus the split-turn prefix (`start..cut`).
+    pub fn region(&self) -> std::ops::Range<usize> {
+        self.start..self.first_kept_pos
+    }
+}
+
+/// The outcome of pi's `prepareCompaction`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CutOutcome {
+    Cut(Cut),
+    /// The last entry on the path is a compaction.
+    AlreadyCompacted,
+    /// Nothing before the cut (the span holds less than `keepRecentTokens`), or no usable id.
+    NothingToCompact,
+}
+
+fn is_compaction(s: &Session, pe: &PEntry) -> bool {
+    matches!(s.entries[pe.idx].body, Body::Compaction { .. })
+}
+
+fn cut_role(r: &str) -> bool {
+    matches!(
+        r,
+        "user" | "assistant" | "bashExecution" | "custom" | "branchSummary" | "compactionSummary"
+    )
+}
+
+fn turn_start_role(r: &str) -> bool {
+    cut_role(r) && r != "assistant"
+}
+
+fn is_turn_start(s: &Session, pe: &PEntry) -> bool {
+    !is_compaction(s, pe) && pe.messages.iter().any(|m| turn_start_role(&m.role))
+}
+
+/// Whether the raw entry yields messages (`sessionEntryToContextMessages(entry).length > 0`).
+fn intrinsically_visible(s: &Session, pe: &PEntry) -> bool {
+    let e = &s.entries[pe.idx];
+    match &e.body {
+        Body::ContextEdit { .. } => false,
+        Body::Message(_) | Body::CustomMessage { .. } | Body::Compaction { .. } => true,
+        Body::BranchSummary { summary_truthy, .. } => *summary_truthy,
+        Body::Odd(ty) => matches!(ty.as_str(), "message" | "custom_message" | "compaction" | "branch_summary"),
+        _ => false,
+    }
+}
+
+/// pi's `findProjectedCutPoint`: (first kept position, turn start or -1, split).
+fn find_projected_cut_point(s: &Session, e: &[PEntry], start: usize, end: usize, keep: u64) -> (usize, Option<usize>, bool) {
+    let cuts: Vec<usize> = (start..end)
+        .filter(|&i| !is_compaction(s, &e[i]) && e[i].messages.iter().any(|m| cut_role(&m.role)))
+        .collect();
+    let Some(&first_cut) = cuts.first() else {
+        return (start, None, false);
+    };
+    let mut acc: u64 = 0;
+    let mut exceeded = false;
+    let mut cut = first_cut;
+    for i in (start..end).rev() {
+        let t = e[i].tokens();
+        if t == 0 {
+            continue;
+        }
+        acc += t;
+        if acc >= keep {
+            exceeded = true;
+            cut = cuts.iter().copied().find(|&c| c >= i).unwrap_or(cuts[cuts.len() - 1]);
+            break;
+        }
+    }
+    // Recovery-omission nudge.
+    let suffix = if cut + 1 < end { &e[cut + 1..end] } else { &e[end..end] };
+    let omitted = |pe: &PEntry| intrinsically_visible(s, pe) && pe.messages.is_empty();
+    let omitted_ids: Vec<&crate::session::Key> = suffix
+        .iter()
+        .filter(|pe| omitted(pe))
+        .filter_map(|pe| s.entries[pe.idx].id.as_ref())
+        .collect();
+    let external_replacement = suffix.iter().any(|pe| match &s.entries[pe.idx].body {
+        Body::ContextEdit { replacement, target } => {
+            !matches!(replacement, Replacement::Omit) && !target.as_ref().is_some_and(|t| omitted_ids.contains(&t))
+        }
+        _ => false,
+    });
+    let recovery = exceeded
+        && !external_replacement
+        && suffix.iter().any(|pe| {
+            s.entries[pe.idx].msg().is_some_and(|m| m.role_name == "assistant") && omitted(pe)
+        })
+        && suffix
+            .iter()
+            .all(|pe| !is_compaction(s, pe) && (!intrinsically_visible(s, pe) || omitted(pe)));
+    if recovery {
+        cut += 1;
+    }
+    while cut > start {
+        let prev = &e[cut - 1];
+        if is_compaction(s, prev) || !prev.messages.is_empty() {
+            break;
+        }
+        cut -= 1;
+    }
+    let starts_turn = cut < e.len() && is_turn_start(s, &e[cut]);
+    let turn_start = if starts_turn {
+        None
+    } else {
+        (start..=cut.min(e.len().saturating_sub(1))).rev().find(|&i| i < e.len() && is_turn_start(s, &e[i]))
+    };
+    let split = !starts_turn && turn_start.is_some();
+    (cut, turn_start, split)
+}
+
+/// pi's `prepareCompaction(branch, {keepRecentTokens})`, decided on the projection.
+pub fn prepare(s: &Session, t: &Tree, p: &Projection, keep_recent_tokens: u64) -> CutOutcome {
+    if t.path.last().is_some_and(|&i| matches!(s.entries[i].body, Body::Compaction { .. })) {
+        return CutOutcome::AlreadyCompacted;
+    }
+    let e = &p.entries;
+    let previous = e.iter().position(|pe| is_compaction(s, pe) && !pe.messages.is_empty());
+    let start = previous.map_or(0, |i| i + 1);
+    let end = e.len();
+    let (cut, turn_start, split) = find_projected_cut_point(s, e, start, end, keep_recent_tokens);
+    let Some(first_kept) = e.get(cut) else {
+        return CutOutcome::NothingToCompact;
+    };
+    let Some(id) = s.entries[first_kept.idx].id.as_ref().filter(|k| k.truthy()) else {
+        return CutOutcome::NothingToCompact;
+    };
+    let history_end = if split { turn_start.unwrap_or(cut) } else { cut };
+    let has_messages = |r: std::ops::Range<usize>| {
+        e[r].iter().any(|pe| !is_compaction(s, pe) && pe.messages.iter().any(|m| m.role != "system"))
+    };
+    let prefix = if split { turn_start.unwrap_or(cut)..cut } else { cut..cut };
+    if !has_messages(start..history_end.max(start)) && !has_messages(prefix) {
+        return CutOutcome::NothingToCompact;
+    }
+    CutOutcome::Cut(Cut {
+        first_kept_pos: cut,
+        first_kept_id: id.display().to_string(),
+        is_split_turn: split,
+        turn_start: if split { turn_start } else { None },
+        start,
+        history_end,
+        tokens_before: p.context.tokens,
+        previous,
+        keep_recent_tokens,
+    })
+}

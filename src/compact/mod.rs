@@ -1,0 +1,3 @@
+//! `compact`: the pi-compact-jev design as a planner (pure apart from reading the workspace).
+mod estimate;
+pub use estimate::estimate_request_tokens;

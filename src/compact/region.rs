@@ -1,0 +1,404 @@
+//! The pruned region as data: materialized messages (read through pi-shake's folds), tool-call
+//! pairs, user/assistant exchanges, and the pins of the design (step 2–3). Pure.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One content block, as far as compaction cares.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    Text(String),
+    Image { mime: String, data_len: usize },
+    Thinking,
+    ToolCall { id: String, name: String, args: Value },
+}
+
+/// What a message is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    User(Vec<Block>),
+    Assistant(Vec<Block>),
+    ToolResult { call_id: String, tool: String, blocks: Vec<Block>, is_error: bool },
+    Bash { command: String, output: String, exit_code: Option<i64>, cancelled: bool, excluded: bool },
+    Custom { custom_type: String, blocks: Vec<Block> },
+    BranchSummary(String),
+    /// A role compaction does not render (kept as its role name).
+    Other(String),
+}
+
+/// One message of the region (or of the kept tail), with its source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RMsg {
+    /// Position in `projection.entries`.
+    pub pos: usize,
+    pub entry_id: String,
+    pub kind: Kind,
+}
+
+fn blocks_of(content: Option<&Value>) -> Vec<Block> {
+    match content {
+        Some(Value::String(s)) => vec![Block::Text(s.clone())],
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|b| {
+                let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+                match ty {
+                    "text" => Some(Block::Text(b.get("text").and_then(Value::as_str).unwrap_or("").to_string())),
+                    "image" => Some(Block::Image {
+                        mime: b.get("mimeType").and_then(Value::as_str).unwrap_or("image").to_string(),
+                        data_len: b.get("data").and_then(Value::as_str).map_or(0, str::len),
+                    }),
+                    "thinking" => Some(Block::Thinking),
+                    "toolCall" => Some(Block::ToolCall {
+                        id: b.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
+                        name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                        args: b.get("arguments").cloned().unwrap_or(Value::Null),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Text blocks joined with `\n` (pi-ai's `contentText`).
+pub fn text_of(blocks: &[Block]) -> String {
+    let mut out = Vec::new();
+    for b in blocks {
+        if let Block::Text(t) = b {
+            out.push(t.as_str());
+        }
+    }
+    out.join("\n")
+}
+
+/// Parse one materialized message. `None` for system messages and compaction summaries.
+pub fn parse_message(pos: usize, entry_id: &str, m: &Value) -> Option<RMsg> {
+    let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+    let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = match role {
+        "system" | "compactionSummary" => return None,
+        "user" => Kind::User(blocks_of(m.get("content"))),
+        "assistant" => Kind::Assistant(blocks_of(m.get("content"))),
+        "toolResult" => Kind::ToolResult {
+            call_id: s("toolCallId"),
+            tool: s("toolName"),
+            blocks: blocks_of(m.get("content")),
+            is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
+        },
+        "bashExecution" => Kind::Bash {
+            command: s("command"),
+            output: s("output"),
+            exit_code: m.get("exitCode").and_then(Value::as_i64),
+            cancelled: m.get("cancelled").and_then(Value::as_bool).unwrap_or(false),
+            excluded: m.get("excludeFromContext").is_some_and(|v| !crate::jscompat::js_is_falsy(v)),
+        },
+        "custom" => Kind::Custom {
+            custom_type: s("customType"),
+            blocks: blocks_of(m.get("content")),
+        },
+        "branchSummary" => Kind::BranchSummary(s("summary")),
+        other => Kind::Other(other.to_string()),
+    };
+    Some(RMsg {
+        pos,
+        entry_id: entry_id.to_string(),
+        kind,
+    })
+}
+
+/// A tool call and (when found) its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    /// 1-based ordinal in the region (`t{n}`).
+    pub n: usize,
+    /// Index into the messages of the call's assistant message and of the block.
+    pub call_msg: usize,
+    pub block: usize,
+    /// Index of the result message, if any.
+    pub result_msg: Option<usize>,
+    pub call_id: String,
+    pub tool: String,
+    pub args: Value,
+    /// Result text (text blocks joined with `\n`).
+    pub output: String,
+    pub images: usize,
+    pub is_error: bool,
+}
+
+impl Pair {
+    /// `t{n}`.
+    pub fn id(&self) -> String {
+        format!("t{}", self.n)
+    }
+    /// A string argument.
+    pub fn arg(&self, k: &str) -> Option<&str> {
+        self.args.get(k).and_then(Value::as_str)
+    }
+}
+
+/// Pair every `toolCall` block with the `toolResult` carrying its id (the first one after it).
+pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    let mut used = vec![false; msgs.len()];
+    for (mi, m) in msgs.iter().enumerate() {
+        let Kind::Assistant(blocks) = &m.kind else { continue };
+        for (bi, b) in blocks.iter().enumerate() {
+            let Block::ToolCall { id, name, args } = b else { continue };
+            let result = (mi + 1..msgs.len()).find(|&j| {
+                !used[j] && matches!(&msgs[j].kind, Kind::ToolResult { call_id, .. } if !id.is_empty() && call_id == id)
+            });
+            let (output, images, is_error) = match result.map(|j| &msgs[j].kind) {
+                Some(Kind::ToolResult { blocks, is_error, .. }) => (
+                    text_of(blocks),
+                    blocks.iter().filter(|b| matches!(b, Block::Image { .. })).count(),
+                    *is_error,
+                ),
+                _ => (String::new(), 0, false),
+            };
+            if let Some(j) = result {
+                used[j] = true;
+            }
+            out.push(Pair {
+                n: out.len() + 1,
+                call_msg: mi,
+                block: bi,
+                result_msg: result,
+                call_id: id.clone(),
+                tool: name.clone(),
+                args: args.clone(),
+                output,
+                images,
+                is_error,
+            });
+        }
+    }
+    out
+}
+
+/// A user prompt and the assistant's visible text of that turn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Exchange {
+    pub user: String,
+    pub assistant: String,
+}
+
+/// The exchanges of `msgs`, in order (a turn starts at a user message).
+pub fn exchanges(msgs: &[RMsg]) -> Vec<Exchange> {
+    let mut out: Vec<Exchange> = Vec::new();
+    for m in msgs {
+        match &m.kind {
+            Kind::User(blocks) => out.push(Exchange {
+                user: text_of(blocks),
+                assistant: String::new(),
+            }),
+            Kind::Assistant(blocks) => {
+                let t = text_of(blocks);
+                if t.is_empty() {
+                    continue;
+                }
+                if let Some(last) = out.last_mut() {
+                    if !last.assistant.is_empty() {
+                        last.assistant.push_str("\n\n");
+                    }
+                    last.assistant.push_str(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Why a pair skips the scorer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Pin {
+    /// The last invoked skill load: full body.
+    Skill,
+    /// An `isError` result with no later same-key success: verbatim.
+    UnresolvedError,
+    /// A result with images: untouched.
+    Image,
+    /// `edit` / `write`: path, heads of old/new text, short write bodies.
+    EditWrite,
+    /// A git mutation: 600-char head.
+    GitMutation,
+}
+
+impl Pin {
+    /// The pin's name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pin::Skill => "skill",
+            Pin::UnresolvedError => "unresolvedError",
+            Pin::Image => "image",
+            Pin::EditWrite => "editWrite",
+            Pin::GitMutation => "gitMutation",
+        }
+    }
+}
+
+/// The same-key rule: tool + `path` for read/edit/write, tool + exact `command` for bash,
+/// tool + normalised arguments otherwise.
+pub fn same_key(tool: &str, args: &Value) -> String {
+    match tool {
+        "read" | "edit" | "write" => {
+            format!("{tool}\u{0}{}", args.get("path").and_then(Value::as_str).unwrap_or(""))
+        }
+        "bash" => format!("{tool}\u{0}{}", args.get("command").and_then(Value::as_str).unwrap_or("")),
+        _ => format!("{tool}\u{0}{}", normalised_args(args)),
+    }
+}
+
+/// Arguments with keys sorted and string values trimmed, serialised compactly.
+pub fn normalised_args(args: &Value) -> String {
+    fn norm(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), norm(&m[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(norm).collect()),
+            Value::String(s) => Value::String(s.trim().to_string()),
+            other => other.clone(),
+        }
+    }
+    norm(args).to_string()
+}
+
+const GIT_MUTATIONS: &[&str] = &[
+    "commit", "push", "merge", "rebase", "reset", "tag", "cherry-pick", "revert", "am", "apply",
+];
+
+/// Whether a shell command runs a mutating git subcommand (not status/diff/log/show).
+pub fn is_git_mutation(command: &str) -> bool {
+    for segment in command.split(['\n', ';', '|', '&']) {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i].trim_matches(|c| c == '(' || c == ')');
+            if w == "git" || w.ends_with("/git") {
+                // Skip global options (`-C dir`, `-c k=v`, `--no-pager`, …).
+                let mut j = i + 1;
+                while j < words.len() && words[j].starts_with('-') {
+                    if matches!(words[j], "-C" | "-c" | "--git-dir" | "--work-tree") {
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                if let Some(sub) = words.get(j) {
+                    if GIT_MUTATIONS.contains(sub) {
+                        return true;
+                    }
+                    if matches!(*sub, "checkout" | "switch")
+                        && words[j + 1..].iter().any(|a| matches!(*a, "-b" | "-B" | "-c" | "-C"))
+                    {
+                        return true;
+                    }
+                }
+                i = j;
+            }
+            i += 1;
+        }
+    }
+    false
+}
+
+/// Whether a pair loads a skill: a `read` of a `SKILL.md`, or a tool named like `skill`.
+pub fn is_skill_load(p: &Pair) -> bool {
+    if p.tool.to_ascii_lowercase().contains("skill") {
+        return true;
+    }
+    p.tool == "read"
+        && p.arg("path").is_some_and(|path| {
+            let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+            base.eq_ignore_ascii_case("SKILL.md")
+        })
+}
+
+/// Pins for the region's pairs (`later` = the pairs of the kept tail, for the same-key rule).
+pub fn pins(pairs: &[Pair], later: &[Pair]) -> Vec<Option<Pin>> {
+    let mut out: Vec<Option<Pin>> = vec![None; pairs.len()];
+    let key = |p: &Pair| same_key(&p.tool, &p.args);
+    // Unresolved errors: the last fail per key with no later same-key success.
+    for (i, p) in pairs.iter().enumerate() {
+        if !p.is_error || p.result_msg.is_none() {
+            continue;
+        }
+        let k = key(p);
+        let rest = pairs[i + 1..].iter().chain(later.iter()).filter(|q| q.result_msg.is_some());
+        let mut later_fail = false;
+        let mut resolved = false;
+        for q in rest {
+            if key(q) == k {
+                if q.is_error {
+                    later_fail = true;
+                } else {
+                    resolved = true;
+                }
+            }
+        }
+        if !resolved && !later_fail {
+            out[i] = Some(Pin::UnresolvedError);
+        }
+    }
+    for (i, p) in pairs.iter().enumerate() {
+        if out[i].is_some() || p.result_msg.is_none() {
+            continue;
+        }
+        out[i] = if p.images > 0 {
+            Some(Pin::Image)
+        } else if matches!(p.tool.as_str(), "edit" | "write") {
+            Some(Pin::EditWrite)
+        } else if p.tool == "bash" && p.arg("command").is_some_and(is_git_mutation) {
+            Some(Pin::GitMutation)
+        } else {
+            None
+        };
+    }
+    if let Some(i) = pairs.iter().rposition(|p| p.result_msg.is_some() && is_skill_load(p)) {
+        out[i] = Some(Pin::Skill);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_mutations() {
+        for c in [
+            "git commit -m x",
+            "cd repo && git push origin main",
+            "git -C sub rebase main",
+            "git checkout -b feature",
+            "git tag v1",
+            "git cherry-pick abc",
+            "git am < p",
+            "/usr/bin/git reset --hard",
+        ] {
+            assert!(is_git_mutation(c), "{c}");
+        }
+        for c in ["git status", "git diff", "git log -3", "git show HEAD", "git checkout main"] {
+            assert!(!is_git_mutation(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn same_key_rule() {
+        let a = serde_json::json!({"path": "a.rs", "offset": 1});
+        let b = serde_json::json!({"path": "a.rs", "offset": 9});
+        assert_eq!(same_key("read", &a), same_key("read", &b));
+        let c = serde_json::json!({"command": "cargo test"});
+        let d = serde_json::json!({"command": "cargo test "});
+        assert_ne!(same_key("bash", &c), same_key("bash", &d));
+    }
+}

@@ -1,0 +1,447 @@
+//! The writer: the only code that appends to a session file.
+//!
+//! A [`Batch`] collects new entries in memory, each parented on the previous one starting at
+//! pi's leaf (the last entry), with fresh 8-hex ids unique against every id in the file and
+//! ISO-8601 UTC timestamps with milliseconds, serialised like pi's `JSON.stringify` (compact,
+//! pi's key order). [`commit`] then:
+//!
+//! 1. refuses when the session has problems that make appending unsafe (torn or unterminated
+//!    last line, legacy version, cycle or dangling parent on the active path, duplicated leaf id);
+//! 2. takes an advisory lock (concurrent pi-shake runs serialise on it);
+//! 3. refuses when pi may be running on the session (a very recent modification, or a pi process
+//!    working in the session's directory) unless forced;
+//! 4. re-checks the file immediately before writing: same size and the same hash of every byte
+//!    read, else it refuses ("changed since it was read");
+//! 5. writes every new line in one `write` on an `O_APPEND` descriptor, then fsyncs;
+//! 6. re-reads the appended tail and checks it parses into exactly the planned entries.
+//!
+//! Any refusal leaves the file byte-identical and exits with [`crate::error::ExitCode::Unsafe`].
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context, Result};
+use serde_json::{Map, Value};
+
+use crate::error::{Fault, FaultKind};
+use crate::session::{Session, Severity};
+use crate::tree::Tree;
+
+/// Environment variable fixing "now" (ISO-8601 or epoch ms) for reproducible output.
+pub const ENV_NOW: &str = "PI_SHAKE_NOW";
+/// Environment variable seeding id generation for reproducible output.
+pub const ENV_SEED: &str = "PI_SHAKE_SEED";
+
+/// New entries to append, in order.
+pub struct Batch {
+    parent: Option<String>,
+    taken: HashSet<String>,
+    rng: SplitMix,
+    now_ms: i64,
+    lines: Vec<String>,
+    ids: Vec<String>,
+}
+
+impl Batch {
+    /// Start a batch on `s`'s leaf.
+    pub fn new(s: &Session, t: &Tree) -> Result<Batch> {
+        let parent = match t.leaf {
+            Some(i) => match &s.entries[i].id {
+                Some(k) if k.is_string() => Some(k.display().to_string()),
+                _ => {
+                    return Err(Fault::new(
+                        FaultKind::Unsafe,
+                        format!(
+                            "{}:{}: the last entry has no string id; a new entry could not be parented on it",
+                            s.path.display(),
+                            s.entries[i].line
+                        ),
+                    )
+                    .into());
+                }
+            },
+            None => None,
+        };
+        let taken = t.by_id.keys().map(|k| k.display().to_string()).collect();
+        Ok(Batch {
+            parent,
+            taken,
+            rng: SplitMix::from_env_or_entropy(),
+            now_ms: now_ms(),
+            lines: Vec::new(),
+            ids: Vec::new(),
+        })
+    }
+
+    /// Milliseconds since the epoch this batch stamps its entries with.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms
+    }
+
+    /// Ids of the entries in this batch, in order.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    fn new_id(&mut self) -> String {
+        for _ in 0..100 {
+            let id = format!("{:08x}", self.rng.next() as u32);
+            if self.taken.insert(id.clone()) {
+                return id;
+            }
+        }
+        // pi's own fallback: a full UUID-shaped id.
+        let a = self.rng.next();
+        let b = self.rng.next();
+        let id = format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            ((b >> 48) & 0x3fff) | 0x8000,
+            b & 0xffff_ffff_ffff
+        );
+        self.taken.insert(id.clone());
+        id
+    }
+
+    fn push(&mut self, obj: Map<String, Value>, id: String) -> String {
+        let line = Value::Object(obj).to_string();
+        self.lines.push(line);
+        self.parent = Some(id.clone());
+        self.ids.push(id.clone());
+        id
+    }
+
+    fn base(&mut self, ty: &str) -> (Map<String, Value>, String) {
+        let id = self.new_id();
+        let mut m = Map::new();
+        m.insert("type".into(), Value::from(ty));
+        m.insert("id".into(), Value::from(id.clone()));
+        m.insert(
+            "parentId".into(),
+            self.parent.clone().map(Value::from).unwrap_or(Value::Null),
+        );
+        m.insert(
+            "timestamp".into(),
+            Value::from(crate::jscompat::epoch_ms_to_iso(self.now_ms)),
+        );
+        (m, id)
+    }
+
+    /// Append a `context_edit` (`replacement` is `null` or `{"content": …}`). Returns its id.
+    pub fn context_edit(&mut self, target_id: &str, replacement: Value) -> String {
+        let (mut m, id) = self.base("context_edit");
+        m.insert("targetId".into(), Value::from(target_id));
+        m.insert("replacement".into(), replacement);
+        self.push(m, id)
+    }
+
+    /// Append a `custom` entry (pi's key order: type, customType, data, id, parentId, timestamp).
+    pub fn custom(&mut self, custom_type: &str, data: Value) -> String {
+        let (base, id) = self.base("custom");
+        let mut m = Map::new();
+        m.insert("type".into(), Value::from("custom"));
+        m.insert("customType".into(), Value::from(custom_type));
+        m.insert("data".into(), data);
+        for (k, v) in base {
+            if k != "type" {
+                m.insert(k, v);
+            }
+        }
+        self.push(m, id)
+    }
+
+    /// Append an entry of `ty` whose other fields follow the base fields in `fields`' order.
+    /// `with_id` receives the new id first (a compaction retaining nothing names itself).
+    pub fn entry(&mut self, ty: &str, fields: impl FnOnce(&str) -> Map<String, Value>) -> String {
+        let (mut m, id) = self.base(ty);
+        for (k, v) in fields(&id) {
+            m.insert(k, v);
+        }
+        self.push(m, id)
+    }
+
+    /// The serialised lines.
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+}
+
+/// Safety options for [`commit`].
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    /// Write even when pi seems to be running on the session.
+    pub force: bool,
+}
+
+/// What was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    pub bytes: u64,
+    pub entries: usize,
+}
+
+fn unsafe_fault(path: &Path, msg: impl std::fmt::Display) -> Fault {
+    Fault::new(FaultKind::Unsafe, format!("{}: refusing to write: {msg}", path.display()))
+}
+
+/// Check that appending to `s` is safe at all (before planning anything expensive).
+pub fn check_writable(s: &Session, t: &Tree) -> Result<()> {
+    let mut problems = s.blocking_problems().chain(t.problems.iter().filter(|p| p.severity >= Severity::Unsafe));
+    if let Some(p) = problems.next() {
+        let line = p.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let hint = match p.code {
+            "torn-last-line" | "no-final-newline" => {
+                "if pi is not running on this session, open it in pi once (pi completes the last line) and retry"
+            }
+            "legacy-version" => "open the session in pi once so it migrates the file, then run pi-shake again",
+            _ => "pi-shake only appends to sessions pi reads back exactly as written",
+        };
+        return Err(Fault::new(
+            FaultKind::Unsafe,
+            format!("{}{line}: refusing to write: {}", s.path.display(), p.message),
+        )
+        .hint(hint)
+        .into());
+    }
+    Ok(())
+}
+
+/// Append `batch` to `s`'s file, with every check in the module header.
+pub fn commit(s: &Session, t: &Tree, batch: &Batch, opts: &WriteOptions) -> Result<Written> {
+    commit_with(s, t, batch, opts, &mut |f, bytes| f.write_all(bytes))
+}
+
+/// [`commit`] with an injectable low-level write (fault-injection tests).
+pub fn commit_with(
+    s: &Session,
+    t: &Tree,
+    batch: &Batch,
+    opts: &WriteOptions,
+    write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
+) -> Result<Written> {
+    if batch.is_empty() {
+        return Ok(Written { bytes: 0, entries: 0 });
+    }
+    check_writable(s, t)?;
+    let path = &s.path;
+    let meta = std::fs::symlink_metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?;
+    let meta = if meta.file_type().is_symlink() {
+        std::fs::metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?
+    } else {
+        meta
+    };
+    if !meta.is_file() {
+        return Err(unsafe_fault(path, "not a regular file").into());
+    }
+    if meta.permissions().readonly() {
+        return Err(unsafe_fault(path, "the file is not writable").into());
+    }
+    let mut file = OpenOptions::new()
+        .append(true)
+        .read(true)
+        .open(path)
+        .map_err(|e| unsafe_fault(path, format_args!("cannot open for appending: {e}")))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(unsafe_fault(path, "another pi-shake run holds the session's lock; retry when it is done").into());
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(unsafe_fault(path, format_args!("cannot lock: {e}")).into());
+        }
+    }
+    if !opts.force {
+        live_pi_check(s, &meta)?;
+    }
+    // Re-check: same size, same bytes.
+    let now_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+    if now_len != s.size {
+        return Err(unsafe_fault(
+            path,
+            format_args!(
+                "the file changed since it was read ({} → {} bytes); nothing was written, run again",
+                s.size, now_len
+            ),
+        )
+        .into());
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let h = crate::hash::hash_prefix(&mut file, s.size).with_context(|| format!("{}: re-read failed", path.display()))?;
+    if h != s.hash {
+        return Err(unsafe_fault(path, "the file's bytes changed since it was read; nothing was written, run again").into());
+    }
+    let mut out = String::new();
+    for l in batch.lines() {
+        out.push_str(l);
+        out.push('\n');
+    }
+    let bytes = out.as_bytes();
+    write(&mut file, bytes).map_err(|e| {
+        Fault::new(
+            FaultKind::Unsafe,
+            format!(
+                "{}: the write failed ({e}); the file may end in a partial line, which pi skips (pi-shake will refuse to write until it is completed)",
+                path.display()
+            ),
+        )
+    })?;
+    file.sync_all().with_context(|| format!("{}: fsync failed", path.display()))?;
+    verify_tail(path, s.size, batch)?;
+    Ok(Written {
+        bytes: bytes.len() as u64,
+        entries: batch.lines().len(),
+    })
+}
+
+/// Re-read what was appended and check it is exactly the batch.
+fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
+    let mut f = File::open(path).with_context(|| format!("{}: cannot re-open to verify", path.display()))?;
+    f.seek(SeekFrom::Start(from))?;
+    let mut tail = String::new();
+    f.read_to_string(&mut tail)
+        .with_context(|| format!("{}: appended bytes are not UTF-8", path.display()))?;
+    let got: Vec<&str> = tail.split_terminator('\n').collect();
+    if got.len() != batch.lines().len() || got.iter().zip(batch.lines()).any(|(a, b)| a != b) {
+        anyhow::bail!(
+            "{}: verification failed: the appended tail differs from what was written (another writer?)",
+            path.display()
+        );
+    }
+    for (l, id) in got.iter().zip(batch.ids()) {
+        let v: Value = serde_json::from_str(l).with_context(|| format!("{}: appended line does not parse", path.display()))?;
+        if v.get("id").and_then(Value::as_str) != Some(id) {
+            anyhow::bail!("{}: verification failed: id mismatch", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Seconds within which a modification counts as "pi may be writing now".
+pub const RECENT_SECS: u64 = 5;
+
+/// Refuse when pi may be running on this session.
+fn live_pi_check(s: &Session, meta: &std::fs::Metadata) -> Result<()> {
+    if let Ok(m) = meta.modified() {
+        if let Ok(age) = SystemTime::now().duration_since(m) {
+            if age < Duration::from_secs(RECENT_SECS) && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none() {
+                return Err(Fault::new(
+                    FaultKind::Unsafe,
+                    format!(
+                        "{}: refusing to write: the session was modified {:.1}s ago; pi may be running on it",
+                        s.path.display(),
+                        age.as_secs_f64()
+                    ),
+                )
+                .hint("close pi (or wait until it is idle and closed) and retry, or pass --force if you are sure")
+                .into());
+            }
+        }
+    }
+    if let Some(cwd) = s.header.cwd.as_deref() {
+        if let Some(pid) = pi_process_in(Path::new(cwd)) {
+            return Err(Fault::new(
+                FaultKind::Unsafe,
+                format!(
+                    "{}: refusing to write: a pi process (pid {pid}) is running in {cwd}; pi never re-reads the file, so entries appended now would end on a dead branch",
+                    s.path.display()
+                ),
+            )
+            .hint("quit pi first, or pass --force if that pi is working on another session")
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A running pi process whose working directory is `cwd` (Linux `/proc`; None elsewhere).
+pub fn pi_process_in(cwd: &Path) -> Option<u32> {
+    let me = std::process::id();
+    let dir = std::fs::read_dir("/proc").ok()?;
+    for ent in dir.flatten() {
+        let Some(pid) = ent.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(ent.path().join("cmdline")) else {
+            continue;
+        };
+        if !looks_like_pi(&cmd) {
+            continue;
+        }
+        if let Ok(pcwd) = std::fs::read_link(ent.path().join("cwd")) {
+            if pcwd == cwd {
+                return Some(pid);
+            }
+        }
+    }
+    None
+}
+
+fn looks_like_pi(cmdline: &[u8]) -> bool {
+    let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).filter(|a| !a.is_empty()).collect();
+    let base = |a: &[u8]| -> Vec<u8> { a.rsplit(|&b| b == b'/').next().unwrap_or(a).to_vec() };
+    match args.first() {
+        Some(a0) if base(a0) == b"pi" => true,
+        Some(a0) if base(a0).starts_with(b"node") || base(a0).starts_with(b"bun") => args.get(1).is_some_and(|a1| {
+            let b = base(a1);
+            b == b"pi" || a1.windows(16).any(|w| w == b"pi-coding-agent/")
+        }),
+        _ => false,
+    }
+}
+
+/// "Now" in epoch ms (`PI_SHAKE_NOW` overrides).
+pub fn now_ms() -> i64 {
+    if let Ok(v) = std::env::var(ENV_NOW) {
+        if let Ok(ms) = v.parse::<i64>() {
+            return ms;
+        }
+        if let Some(ms) = crate::jscompat::iso_millis_to_epoch_ms(&v) {
+            return ms;
+        }
+    }
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A small PRNG for ids (SplitMix64), seeded from `PI_SHAKE_SEED` or the OS.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn from_env_or_entropy() -> SplitMix {
+        if let Some(seed) = std::env::var(ENV_SEED).ok().and_then(|v| v.parse::<u64>().ok()) {
+            return SplitMix(seed);
+        }
+        let mut b = [0u8; 8];
+        let ok = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_ok();
+        if ok {
+            return SplitMix(u64::from_le_bytes(b));
+        }
+        let t = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        SplitMix(t ^ (u64::from(std::process::id()) << 32))
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,131 @@
+//! Shared test helpers: fixtures, temp copies, the real-pi oracle, running the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Fixture files of a folder under `sessions-fixtures/`.
+pub fn fixtures(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("sessions-fixtures").join(dir))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    v.sort();
+    v
+}
+
+static N: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh temp dir.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "pi-shake-test-{}-{}-{}",
+        std::process::id(),
+        tag,
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Copy a fixture into a temp dir (with an old mtime so the live-pi check stays quiet).
+pub fn copy_fixture(p: &Path) -> PathBuf {
+    let d = temp_dir("copy");
+    let dst = d.join(p.file_name().unwrap());
+    std::fs::copy(p, &dst).unwrap();
+    age(&dst);
+    dst
+}
+
+/// Set a file's mtime one hour back.
+pub fn age(p: &Path) {
+    let f = std::fs::File::options().append(true).open(p).unwrap();
+    let t = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    f.set_modified(t).unwrap();
+}
+
+/// Whether the real-pi oracle is installed.
+pub fn oracle_available() -> bool {
+    root().join("tests/interop/node_modules/@earendil-works/pi-coding-agent").exists()
+}
+
+/// Require the oracle unless PI_SHAKE_SKIP_INTEROP is set (CI installs it with npm ci).
+pub fn need_oracle() -> bool {
+    if oracle_available() {
+        return true;
+    }
+    if std::env::var_os("PI_SHAKE_SKIP_INTEROP").is_some() {
+        eprintln!("skipping: tests/interop/node_modules missing and PI_SHAKE_SKIP_INTEROP set");
+        return false;
+    }
+    panic!("the pi oracle is not installed: run `npm ci` in tests/interop (or set PI_SHAKE_SKIP_INTEROP=1)");
+}
+
+/// Run pi's own loader on `paths` (batch mode) with extra flags; one JSON object per path.
+pub fn oracle(paths: &[PathBuf], flags: &[&str]) -> Vec<Value> {
+    let mut cmd = Command::new("node");
+    cmd.arg(root().join("tests/interop/project.mjs")).arg("--batch");
+    for f in flags {
+        cmd.arg(f);
+    }
+    for p in paths {
+        cmd.arg(p);
+    }
+    let out = cmd.output().expect("node");
+    assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: Vec<Value> = text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(v.len(), paths.len(), "oracle answered {} of {}", v.len(), paths.len());
+    v
+}
+
+/// Output of one run of the binary.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+/// Run `pi-shake args…` with deterministic ids and time.
+pub fn pi_shake(args: &[&str]) -> Run {
+    pi_shake_env(args, &[])
+}
+
+pub fn pi_shake_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pi-shake"));
+    cmd.args(args)
+        .env("PI_SHAKE_SEED", "42")
+        .env("PI_SHAKE_NOW", "2026-11-30T12:00:00.000Z")
+        .env("NO_COLOR", "1")
+        .env("PI_CODING_AGENT_DIR", root().join("target/test-agent-dir"))
+        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Strip the volatile parts of pi's message objects for deep comparison (none today).
+pub fn messages(v: &Value) -> Vec<Value> {
+    v["messages"].as_array().cloned().unwrap_or_default()
+}

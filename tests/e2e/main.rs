@@ -1,0 +1,5 @@
+//! The single integration-test binary: every test module is listed here.
+
+mod common;
+mod interop;
+mod shake;

@@ -1,0 +1,1 @@
+//! shake / dry-run / undo end to end, checked with real pi's loader.
