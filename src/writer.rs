@@ -261,7 +261,7 @@ pub fn commit_with(
         }
     }
     if !opts.force {
-        live_pi_check(s, &meta)?;
+        live_pi_check(s, t, &meta)?;
     }
     // Re-check: same size, same bytes.
     let now_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
@@ -330,8 +330,12 @@ fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
 pub const RECENT_SECS: u64 = 5;
 
 /// Refuse when pi may be running on this session.
-fn live_pi_check(s: &Session, meta: &std::fs::Metadata) -> Result<()> {
-    if let Ok(m) = meta.modified() {
+fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
+    // A recent write by pi-shake itself (its log entry is the last line) is not pi at work.
+    let last_is_ours = t.leaf.is_some_and(|i| {
+        matches!(&s.entries[i].body, crate::session::Body::Custom { shake_data: Some(_), .. })
+    });
+    if let (false, Ok(m)) = (last_is_ours, meta.modified()) {
         if let Ok(age) = SystemTime::now().duration_since(m) {
             if age < Duration::from_secs(RECENT_SECS) && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none() {
                 return Err(Fault::new(

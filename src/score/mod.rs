@@ -7,6 +7,9 @@
 //! adapters (`batch`). The decision step that turns scores into keep / stub / drop is pure and
 //! lives with the compaction planner.
 
+pub mod offline;
+pub mod replay;
+
 use serde::{Deserialize, Serialize};
 
 /// One tool call + result pair, as the scorer sees it.

@@ -1,1 +1,156 @@
-//! shake / dry-run / undo end to end, checked with real pi's loader.
+//! shake / dry-run / undo end to end on sessions real pi wrote, checked with real pi's loader.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// entryId → [message contents] of pi's projection.
+fn contents(pi: &Value) -> BTreeMap<String, Vec<Value>> {
+    let mut m: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let rows = pi["projection"].as_array().unwrap();
+    let msgs = pi["messages"].as_array().unwrap();
+    assert_eq!(rows.len(), msgs.len());
+    for (r, msg) in rows.iter().zip(msgs) {
+        m.entry(r["entryId"].as_str().unwrap().to_string()).or_default().push(msg["content"].clone());
+    }
+    m
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn bytes(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+/// shake with `args`, check pi's view, then undo and check pi's view equals the original.
+fn round_trip(fixture: &Path, args: &[&str]) -> usize {
+    let f = copy_fixture(fixture);
+    let fs = f.to_str().unwrap();
+    let before_bytes = bytes(&f);
+    let pre = &oracle(&[f.clone()], &["--messages"])[0];
+    assert_eq!(pre["ok"], json!(true));
+
+    // dry-run writes nothing.
+    let mtime = std::fs::metadata(&f).unwrap().modified().unwrap();
+    let mut dargs = vec!["dry-run", "--json"];
+    dargs.extend_from_slice(args);
+    dargs.push(fs);
+    let d = pi_shake(&dargs);
+    assert_eq!(d.code, 0, "{}", d.stderr);
+    assert_eq!(bytes(&f), before_bytes, "dry-run changed bytes");
+    assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), mtime, "dry-run changed mtime");
+
+    let mut sargs = vec!["shake", "--json"];
+    sargs.extend_from_slice(args);
+    sargs.push(fs);
+    let r = pi_shake(&sargs);
+    assert_eq!(r.code, 0, "shake failed: {}", r.stderr);
+    let rep = r.json();
+    let folded: Vec<String> = rep["folds"].as_array().unwrap().iter().map(|x| x["entryId"].as_str().unwrap().to_string()).collect();
+    let after_bytes = bytes(&f);
+    assert!(after_bytes.starts_with(&before_bytes), "old bytes must be a prefix");
+    if folded.is_empty() {
+        assert_eq!(after_bytes, before_bytes, "nothing to fold must append nothing");
+        return 0;
+    }
+    // dry-run agreed with shake.
+    assert_eq!(d.json()["folds"], rep["folds"], "dry-run and shake planned differently");
+
+    let post = &oracle(&[f.clone()], &["--messages"])[0];
+    assert_eq!(post["ok"], json!(true), "pi failed on the shaken file: {}", post["error"]);
+    let (a, b) = (contents(pre), contents(post));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "projected entries changed");
+    for (id, ca) in &a {
+        let cb = &b[id];
+        if folded.contains(id) {
+            assert_ne!(ca, cb, "{id}: planned fold not applied");
+            let t: String = cb.iter().map(text_of).collect();
+            assert!(t.contains("omitted (~") || cb != ca, "{id}: no placeholder");
+        } else {
+            assert_eq!(ca, cb, "{id}: changed but not in the plan");
+        }
+    }
+    // Our status agrees with pi about the total after the shake.
+    let st = pi_shake(&["status", "--json", fs]).json();
+    assert_eq!(st["contextTokens"], post["contextTokens"]);
+    assert_eq!(st["projection"], post["projection"]);
+    assert_eq!(st["wall"]["active"], json!(folded.len()));
+    assert_eq!(rep["contextTokensAfter"], post["contextTokens"], "predicted total after shake");
+
+    // A repeat shake appends nothing.
+    let again = pi_shake(&sargs);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(bytes(&f), after_bytes, "repeat shake appended bytes");
+
+    // undo restores pi's view exactly.
+    let u = pi_shake(&["undo", "--json", fs]);
+    assert_eq!(u.code, 0, "undo failed: {}", u.stderr);
+    assert_eq!(u.json()["restored"], json!(folded.len()));
+    let undone_bytes = bytes(&f);
+    assert!(undone_bytes.starts_with(&after_bytes));
+    let back = &oracle(&[f.clone()], &["--messages"])[0];
+    assert_eq!(back["ok"], json!(true));
+    assert_eq!(back["messages"], pre["messages"], "undo did not restore pi's projection");
+    let u2 = pi_shake(&["undo", fs]);
+    assert_eq!(u2.code, 0);
+    assert_eq!(bytes(&f), undone_bytes, "second undo appended bytes");
+    let st = pi_shake(&["status", "--json", fs]).json();
+    assert_eq!(st["wall"]["count"], json!(0));
+    folded.len()
+}
+
+#[test]
+fn shake_undo_round_trip_every_fixture_and_profile() {
+    if !need_oracle() {
+        return;
+    }
+    let mut total = 0;
+    for f in fixtures("pi") {
+        for args in [
+            vec!["--scope", "elide"],
+            vec!["--profile", "aggressive", "--scope", "all"],
+            vec!["--profile", "conservative", "--scope", "thinking"],
+            vec!["--scope", "images"],
+        ] {
+            total += round_trip(&f, &args);
+        }
+    }
+    assert!(total > 50, "only {total} folds across fixtures");
+}
+
+#[test]
+fn scopes_combine_then_undo_restores_everything() {
+    if !need_oracle() {
+        return;
+    }
+    for name in ["long-session.jsonl", "image-read.jsonl", "thinking.jsonl"] {
+        let f = copy_fixture(&root().join("sessions-fixtures/pi").join(name));
+        let fs = f.to_str().unwrap();
+        let pre = &oracle(&[f.clone()], &["--messages"])[0];
+        for scope in ["elide", "images", "thinking"] {
+            let r = pi_shake(&["shake", "--profile", "aggressive", "--scope", scope, fs]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+        }
+        let mid = &oracle(&[f.clone()], &["--messages"])[0];
+        assert_eq!(mid["ok"], json!(true));
+        let u = pi_shake(&["undo", fs]);
+        assert_eq!(u.code, 0, "{}", u.stderr);
+        let back = &oracle(&[f.clone()], &["--messages"])[0];
+        assert_eq!(back["messages"], pre["messages"], "{name}");
+        // After undo, shake folds again.
+        let r = pi_shake(&["shake", "--json", "--profile", "aggressive", "--scope", "all", fs]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        if name == "long-session.jsonl" {
+            assert!(!r.json()["folds"].as_array().unwrap().is_empty());
+        }
+    }
+}

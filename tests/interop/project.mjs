@@ -22,7 +22,7 @@
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join, resolve, basename } from "node:path";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -265,8 +265,9 @@ async function main() {
 	const pkgDir = piPackageDir();
 	const options = { messages: opts.messages, compaction: opts.compaction };
 	const emit = (path, result) => {
-		if (opts.batch) process.stdout.write(JSON.stringify({ path, ...result }) + "\n");
-		else process.stdout.write(JSON.stringify(result) + "\n");
+		// writeSync: process.exit() would cut a pending asynchronous pipe write short.
+		if (opts.batch) writeOut(JSON.stringify({ path, ...result }) + "\n");
+		else writeOut(JSON.stringify(result) + "\n");
 	};
 
 	let state = null; // {worker, ready}
@@ -346,10 +347,23 @@ if (isMainThread) {
 	main().then(
 		() => process.exit(0),
 		(e) => {
-			process.stdout.write(JSON.stringify({ ok: false, error: String(e?.message ?? e) }) + "\n");
+			writeOut(JSON.stringify({ ok: false, error: String(e?.message ?? e) }) + "\n");
 			process.exit(0);
 		},
 	);
 } else {
 	workerMain();
+}
+
+/** Write all of `text` to stdout synchronously (EAGAIN-safe on non-blocking pipes). */
+function writeOut(text) {
+	const buf = Buffer.from(text);
+	let off = 0;
+	while (off < buf.length) {
+		try {
+			off += writeSync(1, buf, off, buf.length - off);
+		} catch (e) {
+			if (e.code !== "EAGAIN") throw e;
+		}
+	}
 }

@@ -1,0 +1,360 @@
+//! Batching of probes into requests under the Jev size limits (jev.md §6.4), done once above the
+//! wire adapters.
+//!
+//! All sizes are *estimated* tokens, from [`crate::compact::estimate_request_tokens`] (the
+//! conservative character-class estimator) and the request's own `state_tokens` / `est_tokens`.
+//! For each request:
+//!
+//! - (a) state ≤ 28,000;
+//! - (b) state + largest single question ≤ 32,000 × 0.95;
+//! - (c) state + Σ questions + 200 envelope ≤ 64,000 × 0.95.
+//!
+//! [`pack`] is greedy next-fit in pair order with both questions of a pair in the same batch.
+//! A pair that cannot fit even alone is put in a batch of its own, which the scorers refuse
+//! locally ([`fits_alone`]) rather than send. Splitting on 413 / size-related 422 happens in the
+//! engine (`http`), halving a batch at most [`crate::score::http::MAX_SPLIT_DEPTH`] times.
+
+use crate::compact::estimate_request_tokens;
+
+use super::{PairProbe, ScoreRequest, ScorerError};
+
+/// `criteria` of the `useful_tN` question: (true, false).
+pub const USEFUL_CRITERIA: (&str, &str) = (
+    "The tool call or its result still informs the current project, the session's goals or the \
+     latest prompts.",
+    "The tool call and its result are stale, superseded or unrelated to the current work.",
+);
+
+/// `criteria` of the `full_tN` question: (true, false).
+pub const FULL_CRITERIA: (&str, &str) = (
+    "Details found only in the middle of the output are likely to be needed later.",
+    "The beginning and end of the output suffice, or the call can simply be re-run.",
+);
+
+/// Estimated tokens of a question besides its instructions: the id, `type`, key names and
+/// punctuation of `{"useful_tN":{"type":"noul","instructions":…,"criteria":{"true":…,"false":…}}}`.
+const QUESTION_ENVELOPE: u64 = 24;
+
+/// Request size limits, in estimated tokens.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// (a) The state alone (default 28,000).
+    pub state_max: u64,
+    /// (b) State + the largest single question, before the margin (default 32,000).
+    pub question_max: u64,
+    /// (c) The whole request, before the margin (default 64,000).
+    pub request_max: u64,
+    /// Safety factor applied to (b) and (c) (default 0.95).
+    pub margin: f64,
+    /// Allowance for the request envelope (`model`, braces, key names; default 200).
+    pub envelope: u64,
+    /// Most pairs per batch (default unlimited; the chat adapter uses 20).
+    pub max_pairs: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            state_max: 28_000,
+            question_max: 32_000,
+            request_max: 64_000,
+            margin: 0.95,
+            envelope: 200,
+            max_pairs: usize::MAX,
+        }
+    }
+}
+
+impl Limits {
+    /// (b) after the margin: 30,400 by default.
+    pub fn question_budget(&self) -> u64 {
+        scaled(self.question_max, self.margin)
+    }
+    /// (c) after the margin: 60,800 by default.
+    pub fn request_budget(&self) -> u64 {
+        scaled(self.request_max, self.margin)
+    }
+}
+
+fn scaled(v: u64, margin: f64) -> u64 {
+    // Integer percent math keeps this exact for the usual margins (0.95 → 95/100).
+    let pct = (margin.clamp(0.0, 1.0) * 10_000.0).round() as u64;
+    v.saturating_mul(pct) / 10_000
+}
+
+/// Estimated sizes of one pair's questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairCost {
+    /// The larger of the two questions (for limit (b)).
+    pub largest_question: u64,
+    /// Both questions together (for limit (c)): the larger of the probe's `est_tokens` and our
+    /// own per-question estimate.
+    pub total: u64,
+}
+
+/// Estimated tokens of one question with the given instructions and criteria.
+pub fn question_tokens(instructions: &str, criteria: (&str, &str)) -> u64 {
+    estimate_request_tokens(instructions)
+        + estimate_request_tokens(criteria.0)
+        + estimate_request_tokens(criteria.1)
+        + QUESTION_ENVELOPE
+}
+
+/// The estimated cost of a probe.
+pub fn pair_cost(probe: &PairProbe) -> PairCost {
+    let useful = question_tokens(&probe.useful_instructions, USEFUL_CRITERIA);
+    let full = question_tokens(&probe.full_instructions, FULL_CRITERIA);
+    PairCost {
+        largest_question: useful.max(full),
+        total: probe.est_tokens.max(useful + full),
+    }
+}
+
+/// Whether limit (a) holds for the request's state.
+pub fn state_fits(req: &ScoreRequest, limits: &Limits) -> bool {
+    req.state_tokens <= limits.state_max
+}
+
+/// Whether probe `i` fits in a request of its own (limits (a), (b) and (c)).
+pub fn fits_alone(req: &ScoreRequest, limits: &Limits, i: usize) -> bool {
+    let Some(probe) = req.probes.get(i) else {
+        return false;
+    };
+    let c = pair_cost(probe);
+    state_fits(req, limits)
+        && req.state_tokens + c.largest_question <= limits.question_budget()
+        && req.state_tokens + c.total + limits.envelope <= limits.request_budget()
+}
+
+/// Local refusal of a batch that cannot be sent: the state over (a), or a lone pair over (b) or
+/// (c). Names pair ids and sizes only.
+pub fn precheck(req: &ScoreRequest, limits: &Limits, batch: &[usize]) -> Result<(), ScorerError> {
+    if !state_fits(req, limits) {
+        return Err(super::http::local_error(
+            "too-large",
+            format!(
+                "the state is {} estimated tokens, over the {} limit",
+                req.state_tokens, limits.state_max
+            ),
+        ));
+    }
+    if let [i] = batch
+        && !fits_alone(req, limits, *i)
+    {
+        let probe = &req.probes[*i];
+        let c = pair_cost(probe);
+        return Err(super::http::local_error(
+            "too-large",
+            format!(
+                "pair {} does not fit in one request (state {} + largest question {} / both \
+                 questions {} estimated tokens; limits {} / {})",
+                probe.pair.pair_id,
+                req.state_tokens,
+                c.largest_question,
+                c.total,
+                limits.question_budget(),
+                limits.request_budget()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Greedy packing of `req.probes` (by index) into batches, in pair order: a batch is closed when
+/// the next pair would break limit (c) or `max_pairs`. Pairs that cannot fit alone get a batch of
+/// their own. Pure; every probe index appears exactly once, in order.
+pub fn pack(req: &ScoreRequest, limits: &Limits) -> Vec<Vec<usize>> {
+    let room = limits
+        .request_budget()
+        .saturating_sub(req.state_tokens + limits.envelope);
+    let max_pairs = limits.max_pairs.max(1);
+    let mut batches = Vec::new();
+    let mut cur: Vec<usize> = Vec::new();
+    let mut cur_tokens = 0u64;
+    for (i, probe) in req.probes.iter().enumerate() {
+        if !fits_alone(req, limits, i) {
+            if !cur.is_empty() {
+                batches.push(std::mem::take(&mut cur));
+                cur_tokens = 0;
+            }
+            batches.push(vec![i]);
+            continue;
+        }
+        let cost = pair_cost(probe).total;
+        if !cur.is_empty() && (cur_tokens + cost > room || cur.len() >= max_pairs) {
+            batches.push(std::mem::take(&mut cur));
+            cur_tokens = 0;
+        }
+        cur.push(i);
+        cur_tokens += cost;
+    }
+    if !cur.is_empty() {
+        batches.push(cur);
+    }
+    batches
+}
+
+/// A lower bound on the number of requests any packing needs: the larger of Σ pair costs over
+/// the room left by the state, and pairs over `max_pairs`, plus one per pair that cannot fit.
+pub fn lower_bound(req: &ScoreRequest, limits: &Limits) -> usize {
+    let room = limits
+        .request_budget()
+        .saturating_sub(req.state_tokens + limits.envelope)
+        .max(1);
+    let (mut fitting, mut tokens, mut lone) = (0usize, 0u64, 0usize);
+    for (i, probe) in req.probes.iter().enumerate() {
+        if fits_alone(req, limits, i) {
+            fitting += 1;
+            tokens += pair_cost(probe).total;
+        } else {
+            lone += 1;
+        }
+    }
+    let by_tokens = usize::try_from(tokens.div_ceil(room)).unwrap_or(usize::MAX);
+    let by_count = fitting.div_ceil(limits.max_pairs.max(1));
+    by_tokens.max(by_count) + lone
+}
+
+/// The two halves of a batch (the first half is the smaller one for odd lengths).
+pub fn split_half(batch: &[usize]) -> (&[usize], &[usize]) {
+    batch.split_at(batch.len() / 2)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::score::{PairData, PairProbe, ScoreRequest};
+
+    /// A probe with instructions of `chars` characters of English-like text.
+    pub(crate) fn probe(n: usize, chars: usize) -> PairProbe {
+        let text: String = "the quick brown fox reads src/main.rs line 42; "
+            .chars()
+            .cycle()
+            .take(chars)
+            .collect();
+        let useful = format!("Is this still useful? t{n}\n{text}");
+        let full = format!("Is the middle needed? t{n}\n{text}");
+        let est_tokens = estimate_request_tokens(&useful) + estimate_request_tokens(&full);
+        PairProbe {
+            pair: PairData {
+                pair_id: format!("t{n}"),
+                index: n,
+                count: 0,
+                tool: "read".into(),
+                args: serde_json::json!({"path": "src/main.rs"}),
+                output: String::new(),
+                is_error: false,
+                call_entry: format!("a{n}"),
+                result_entry: format!("r{n}"),
+            },
+            useful_instructions: useful,
+            full_instructions: full,
+            est_tokens,
+        }
+    }
+
+    pub(crate) fn request(state_tokens: u64, sizes: &[usize]) -> ScoreRequest {
+        ScoreRequest {
+            state_json: r#"{"task":"t"}"#.into(),
+            state_tokens,
+            probes: sizes.iter().enumerate().map(|(i, &c)| probe(i, c)).collect(),
+            kept_context: vec![],
+        }
+    }
+
+    fn check_batch(req: &ScoreRequest, limits: &Limits, batch: &[usize]) {
+        let total: u64 = batch.iter().map(|&i| pair_cost(&req.probes[i]).total).sum();
+        let largest = batch
+            .iter()
+            .map(|&i| pair_cost(&req.probes[i]).largest_question)
+            .max()
+            .unwrap();
+        assert!(req.state_tokens <= limits.state_max);
+        assert!(req.state_tokens + largest <= limits.question_budget());
+        assert!(req.state_tokens + total + limits.envelope <= limits.request_budget());
+        assert!(batch.len() <= limits.max_pairs);
+    }
+
+    #[test]
+    fn budgets_apply_the_margin() {
+        let l = Limits::default();
+        assert_eq!(l.question_budget(), 30_400);
+        assert_eq!(l.request_budget(), 60_800);
+    }
+
+    #[test]
+    fn hundreds_of_pairs_pack_within_limits() {
+        // 600 pairs, outputs from tiny to the full 7,500-char window (×2 questions), state 20k.
+        let sizes: Vec<usize> = (0..600).map(|i| 200 + (i * 7919) % 7_500).collect();
+        let req = request(20_000, &sizes);
+        let limits = Limits::default();
+        let batches = pack(&req, &limits);
+        let flat: Vec<usize> = batches.iter().flatten().copied().collect();
+        assert_eq!(flat, (0..600).collect::<Vec<_>>(), "every pair once, in order");
+        for b in &batches {
+            check_batch(&req, &limits, b);
+        }
+        let lb = lower_bound(&req, &limits);
+        assert!(batches.len() >= lb, "{} < {lb}", batches.len());
+        // Next-fit is within twice the optimum, and in practice close to the bound.
+        assert!(batches.len() <= 2 * lb, "{} vs {lb}", batches.len());
+        assert!(batches.len() > 5, "several batches: {}", batches.len());
+        // Greedy: no batch could have taken the next batch's first pair.
+        let room = limits.request_budget() - req.state_tokens - limits.envelope;
+        for w in batches.windows(2) {
+            let used: u64 = w[0].iter().map(|&i| pair_cost(&req.probes[i]).total).sum();
+            assert!(used + pair_cost(&req.probes[w[1][0]]).total > room);
+        }
+    }
+
+    #[test]
+    fn max_pairs_caps_batches() {
+        let req = request(1_000, &[100; 45]);
+        let limits = Limits {
+            max_pairs: 20,
+            ..Limits::default()
+        };
+        let batches = pack(&req, &limits);
+        assert_eq!(
+            batches.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![20, 20, 5]
+        );
+        assert_eq!(lower_bound(&req, &limits), 3);
+    }
+
+    #[test]
+    fn oversize_pair_stands_alone_and_is_refused() {
+        // A pair whose single question is ~16k tokens with a 20k state breaks (b).
+        let mut sizes = vec![1_000; 5];
+        sizes[2] = 100_000;
+        let req = request(20_000, &sizes);
+        let limits = Limits::default();
+        assert!(!fits_alone(&req, &limits, 2));
+        let batches = pack(&req, &limits);
+        assert_eq!(batches, vec![vec![0, 1], vec![2], vec![3, 4]]);
+        assert!(precheck(&req, &limits, &[2]).is_err());
+        assert!(precheck(&req, &limits, &[0, 1]).is_ok());
+        assert_eq!(lower_bound(&req, &limits), 2);
+    }
+
+    #[test]
+    fn state_over_limit_is_refused() {
+        let req = request(28_001, &[100]);
+        let e = precheck(&req, &Limits::default(), &[0]).unwrap_err();
+        assert_eq!(e.kind, "too-large");
+        assert!(!e.message.contains("quick brown"));
+    }
+
+    #[test]
+    fn empty_request_packs_to_nothing() {
+        let req = request(100, &[]);
+        assert!(pack(&req, &Limits::default()).is_empty());
+        assert_eq!(lower_bound(&req, &Limits::default()), 0);
+    }
+
+    #[test]
+    fn halves() {
+        assert_eq!(split_half(&[1, 2, 3]), (&[1][..], &[2, 3][..]));
+        assert_eq!(split_half(&[1, 2]), (&[1][..], &[2][..]));
+    }
+}
