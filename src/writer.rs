@@ -191,24 +191,35 @@ pub struct Written {
 }
 
 fn unsafe_fault(path: &Path, msg: impl std::fmt::Display) -> Fault {
-    Fault::new(FaultKind::Unsafe, format!("{}: refusing to write: {msg}", path.display()))
+    Fault::new(
+        FaultKind::Unsafe,
+        format!("{}: refusing to write: {msg}", path.display()),
+    )
 }
 
 /// Check that appending to `s` is safe at all (before planning anything expensive).
 pub fn check_writable(s: &Session, t: &Tree) -> Result<()> {
-    let mut problems = s.blocking_problems().chain(t.problems.iter().filter(|p| p.severity >= Severity::Unsafe));
+    let mut problems = s
+        .blocking_problems()
+        .chain(t.problems.iter().filter(|p| p.severity >= Severity::Unsafe));
     if let Some(p) = problems.next() {
         let line = p.line.map(|l| format!(":{l}")).unwrap_or_default();
         let hint = match p.code {
             "torn-last-line" | "no-final-newline" => {
                 "if pi is not running on this session, open it in pi once (pi completes the last line) and retry"
             }
-            "legacy-version" => "open the session in pi once so it migrates the file, then run pi-shake again",
+            "legacy-version" => {
+                "open the session in pi once so it migrates the file, then run pi-shake again"
+            }
             _ => "pi-shake only appends to sessions pi reads back exactly as written",
         };
         return Err(Fault::new(
             FaultKind::Unsafe,
-            format!("{}{line}: refusing to write: {}", s.path.display(), p.message),
+            format!(
+                "{}{line}: refusing to write: {}",
+                s.path.display(),
+                p.message
+            ),
         )
         .hint(hint)
         .into());
@@ -230,11 +241,15 @@ pub fn commit_with(
     write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
 ) -> Result<Written> {
     if batch.is_empty() {
-        return Ok(Written { bytes: 0, entries: 0 });
+        return Ok(Written {
+            bytes: 0,
+            entries: 0,
+        });
     }
     check_writable(s, t)?;
     let path = &s.path;
-    let meta = std::fs::symlink_metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?;
+    let meta = std::fs::symlink_metadata(path)
+        .with_context(|| format!("{}: cannot stat", path.display()))?;
     let meta = if meta.file_type().is_symlink() {
         std::fs::metadata(path).with_context(|| format!("{}: cannot stat", path.display()))?
     } else {
@@ -254,7 +269,11 @@ pub fn commit_with(
     match file.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(unsafe_fault(path, "another pi-shake run holds the session's lock; retry when it is done").into());
+            return Err(unsafe_fault(
+                path,
+                "another pi-shake run holds the session's lock; retry when it is done",
+            )
+            .into());
         }
         Err(std::fs::TryLockError::Error(e)) => {
             return Err(unsafe_fault(path, format_args!("cannot lock: {e}")).into());
@@ -276,9 +295,14 @@ pub fn commit_with(
         .into());
     }
     file.seek(SeekFrom::Start(0))?;
-    let h = crate::hash::hash_prefix(&mut file, s.size).with_context(|| format!("{}: re-read failed", path.display()))?;
+    let h = crate::hash::hash_prefix(&mut file, s.size)
+        .with_context(|| format!("{}: re-read failed", path.display()))?;
     if h != s.hash {
-        return Err(unsafe_fault(path, "the file's bytes changed since it was read; nothing was written, run again").into());
+        return Err(unsafe_fault(
+            path,
+            "the file's bytes changed since it was read; nothing was written, run again",
+        )
+        .into());
     }
     let mut out = String::new();
     for l in batch.lines() {
@@ -295,7 +319,8 @@ pub fn commit_with(
             ),
         )
     })?;
-    file.sync_all().with_context(|| format!("{}: fsync failed", path.display()))?;
+    file.sync_all()
+        .with_context(|| format!("{}: fsync failed", path.display()))?;
     verify_tail(path, s.size, batch)?;
     Ok(Written {
         bytes: bytes.len() as u64,
@@ -305,7 +330,8 @@ pub fn commit_with(
 
 /// Re-read what was appended and check it is exactly the batch.
 fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
-    let mut f = File::open(path).with_context(|| format!("{}: cannot re-open to verify", path.display()))?;
+    let mut f = File::open(path)
+        .with_context(|| format!("{}: cannot re-open to verify", path.display()))?;
     f.seek(SeekFrom::Start(from))?;
     let mut tail = String::new();
     f.read_to_string(&mut tail)
@@ -318,7 +344,8 @@ fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
         );
     }
     for (l, id) in got.iter().zip(batch.ids()) {
-        let v: Value = serde_json::from_str(l).with_context(|| format!("{}: appended line does not parse", path.display()))?;
+        let v: Value = serde_json::from_str(l)
+            .with_context(|| format!("{}: appended line does not parse", path.display()))?;
         if v.get("id").and_then(Value::as_str) != Some(id) {
             anyhow::bail!("{}: verification failed: id mismatch", path.display());
         }
@@ -333,11 +360,19 @@ pub const RECENT_SECS: u64 = 5;
 fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
     // A recent write by pi-shake itself (its log entry is the last line) is not pi at work.
     let last_is_ours = t.leaf.is_some_and(|i| {
-        matches!(&s.entries[i].body, crate::session::Body::Custom { shake_data: Some(_), .. })
+        matches!(
+            &s.entries[i].body,
+            crate::session::Body::Custom {
+                shake_data: Some(_),
+                ..
+            }
+        )
     });
     if let (false, Ok(m)) = (last_is_ours, meta.modified()) {
         if let Ok(age) = SystemTime::now().duration_since(m) {
-            if age < Duration::from_secs(RECENT_SECS) && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none() {
+            if age < Duration::from_secs(RECENT_SECS)
+                && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none()
+            {
                 return Err(Fault::new(
                     FaultKind::Unsafe,
                     format!(
@@ -394,14 +429,19 @@ pub fn pi_process_in(cwd: &Path) -> Option<u32> {
 }
 
 fn looks_like_pi(cmdline: &[u8]) -> bool {
-    let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).filter(|a| !a.is_empty()).collect();
+    let args: Vec<&[u8]> = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .collect();
     let base = |a: &[u8]| -> Vec<u8> { a.rsplit(|&b| b == b'/').next().unwrap_or(a).to_vec() };
     match args.first() {
         Some(a0) if base(a0) == b"pi" => true,
-        Some(a0) if base(a0).starts_with(b"node") || base(a0).starts_with(b"bun") => args.get(1).is_some_and(|a1| {
-            let b = base(a1);
-            b == b"pi" || a1.windows(16).any(|w| w == b"pi-coding-agent/")
-        }),
+        Some(a0) if base(a0).starts_with(b"node") || base(a0).starts_with(b"bun") => {
+            args.get(1).is_some_and(|a1| {
+                let b = base(a1);
+                b == b"pi" || a1.windows(16).any(|w| w == b"pi-coding-agent/")
+            })
+        }
         _ => false,
     }
 }
@@ -427,11 +467,16 @@ struct SplitMix(u64);
 
 impl SplitMix {
     fn from_env_or_entropy() -> SplitMix {
-        if let Some(seed) = std::env::var(ENV_SEED).ok().and_then(|v| v.parse::<u64>().ok()) {
+        if let Some(seed) = std::env::var(ENV_SEED)
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
             return SplitMix(seed);
         }
         let mut b = [0u8; 8];
-        let ok = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_ok();
+        let ok = File::open("/dev/urandom")
+            .and_then(|mut f| f.read_exact(&mut b))
+            .is_ok();
         if ok {
             return SplitMix(u64::from_le_bytes(b));
         }

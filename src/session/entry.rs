@@ -12,8 +12,8 @@
 
 use std::borrow::Cow;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::jscompat::{self, StringifyLen, Utf16Len};
@@ -40,7 +40,10 @@ impl Key {
     }
     /// JavaScript truthiness of the id value (`""` is falsy, as is `0`, `null`, `false`).
     pub fn truthy(&self) -> bool {
-        !matches!(&*self.0, "" | "\0null" | "\0false" | "\00" | "\0-0" | "\00.0")
+        !matches!(
+            &*self.0,
+            "" | "\0null" | "\0false" | "\u{0}0" | "\0-0" | "\u{0}0.0"
+        )
     }
 }
 
@@ -361,7 +364,10 @@ impl UsageRaw {
             }
             return f64::NAN;
         }
-        js_num(&self.input) + js_num(&self.output) + js_num(&self.cache_read) + js_num(&self.cache_write)
+        js_num(&self.input)
+            + js_num(&self.output)
+            + js_num(&self.cache_read)
+            + js_num(&self.cache_write)
     }
 }
 
@@ -722,10 +728,7 @@ impl Entry {
     pub fn editable(&self) -> bool {
         match &self.body {
             Body::CustomMessage { .. } => true,
-            Body::Message(m) => matches!(
-                m.role_name.as_str(),
-                "user" | "assistant" | "toolResult"
-            ),
+            Body::Message(m) => matches!(m.role_name.as_str(), "user" | "assistant" | "toolResult"),
             _ => false,
         }
     }
@@ -797,9 +800,9 @@ fn parse_replacement(raw: Option<&RawValue>) -> Replacement {
         return Replacement::Omit;
     }
     match serde_json::from_str::<RawReplacement>(text) {
-        Ok(RawReplacement {
-            content: Some(c),
-        }) if !c.is_weird && !c.is_null => Replacement::Content(c),
+        Ok(RawReplacement { content: Some(c) }) if !c.is_weird && !c.is_null => {
+            Replacement::Content(c)
+        }
         _ => Replacement::Invalid,
     }
 }
@@ -968,7 +971,9 @@ struct ArgsBlock<'a> {
 /// Lone surrogates inside tool-call arguments of `original`, located through `fixed` (same
 /// byte offsets).
 fn lone_surrogates_in_tool_args(original: &str, fixed: &str) -> u64 {
-    let Ok(a) = serde_json::from_str::<ArgsOnly<'_>>(fixed) else { return 0 };
+    let Ok(a) = serde_json::from_str::<ArgsOnly<'_>>(fixed) else {
+        return 0;
+    };
     let base = fixed.as_ptr() as usize;
     let mut n = 0u64;
     for b in a.message.and_then(|m| m.content).unwrap_or_default() {
@@ -1063,7 +1068,10 @@ fn slow_path_inner(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode
     // Fields of unexpected shapes: keep the tree facts, mark the body odd.
     let obj = value.as_object();
     let get = |k: &str| obj.and_then(|o| o.get(k));
-    let ty = get("type").and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let ty = get("type")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string();
     let key_of = |v: &serde_json::Value| -> Key {
         serde_json::from_value::<IdVal>(v.clone())
             .map(|i| i.0)
