@@ -10,7 +10,11 @@ pub fn map<T: Send>(paths: &[PathBuf], f: impl Fn(&Path) -> T + Sync) -> Vec<T> 
     if paths.len() <= 1 {
         return paths.iter().map(|p| f(p)).collect();
     }
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(paths.len()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(paths.len())
+        .min(8);
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<T>> = (0..paths.len()).map(|_| None).collect();
     let results: Vec<Vec<(usize, T)>> = std::thread::scope(|sc| {

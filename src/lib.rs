@@ -12,10 +12,10 @@
 //!               ─ writer                  ─▶ the only code that appends to a session
 //! ```
 
-pub mod compact;
 pub mod batch;
 pub mod cli;
 pub mod commands;
+pub mod compact;
 pub mod error;
 pub mod hash;
 pub mod jscompat;
@@ -33,6 +33,9 @@ pub mod writer;
 
 use clap::Parser;
 
+/// Stack size of the command thread (virtual; pages are committed only when touched).
+const STACK_BYTES: usize = 256 << 20;
+
 /// Parse `args`, run the command, print any error, and return the process exit code.
 pub fn run<I, T>(args: I) -> u8
 where
@@ -42,13 +45,26 @@ where
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { error::ExitCode::Usage as u8 } else { 0 };
+            let code = if e.use_stderr() {
+                error::ExitCode::Usage as u8
+            } else {
+                0
+            };
             let _ = e.print();
             return code;
         }
     };
     let printer = output::Printer::new(cli.json, cli.quiet, cli.color);
-    match commands::dispatch(cli, &printer) {
+    // A large stack: deeply nested JSON (which pi accepts) recurses when copied or dropped.
+    let outcome = std::thread::Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn({
+            let printer = printer.clone();
+            move || commands::dispatch(cli, &printer)
+        })
+        .map_err(anyhow::Error::from)
+        .and_then(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("internal error: the command thread panicked"))));
+    match outcome {
         Ok(()) => error::ExitCode::Ok as u8,
         Err(e) => {
             printer.error(&format!("{e:#}"));

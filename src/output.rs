@@ -22,7 +22,10 @@ impl Printer {
         let color = match color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
         };
         Printer { json, quiet, color }
     }
@@ -62,7 +65,11 @@ impl Printer {
 
     /// An error on stderr (always).
     pub fn error(&self, text: &str) {
-        let (a, b) = if self.color && std::io::stderr().is_terminal() { ("\x1b[31m", "\x1b[0m") } else { ("", "") };
+        let (a, b) = if self.color && std::io::stderr().is_terminal() {
+            ("\x1b[31m", "\x1b[0m")
+        } else {
+            ("", "")
+        };
         let _ = writeln!(std::io::stderr().lock(), "{a}error{b}: {text}");
     }
 
@@ -73,6 +80,10 @@ impl Printer {
 
     /// Bold text when colour is on.
     pub fn bold(&self, s: &str) -> String {
-        if self.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[1m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
 }

@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
-use crate::session::{Body, ContentStats, Entry, Key, Msg, Problem, Replacement, Role, Session, Severity};
+use crate::session::{
+    Body, ContentStats, Entry, Key, Msg, Problem, Replacement, Role, Session, Severity,
+};
 use crate::tree::Tree;
 
 /// One projected message.
@@ -103,7 +105,10 @@ impl Projection {
         }
         for pe in &p.entries {
             if pe.messages.iter().any(|m| m.tokens.is_none())
-                && !p.problems.iter().any(|pr| pr.line == Some(s.entries[pe.idx].line))
+                && !p
+                    .problems
+                    .iter()
+                    .any(|pr| pr.line == Some(s.entries[pe.idx].line))
             {
                 let e = &s.entries[pe.idx];
                 p.problems.push(Problem {
@@ -183,10 +188,18 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
     let mut msgs: Vec<(PMsg, Option<&Msg>, Option<&ContentStats>)> = Vec::new();
     match &e.body {
         Body::Message(m) => {
-            msgs.push((pmsg(&m.role_name, m.tokens(), m.valid_usage(), false), Some(m), None));
+            msgs.push((
+                pmsg(&m.role_name, m.tokens(), m.valid_usage(), false),
+                Some(m),
+                None,
+            ));
         }
         Body::CustomMessage { content, .. } => {
-            let tokens = if content.is_null { Some(0) } else { content.user_chars().map(|c| c.div_ceil(4)) };
+            let tokens = if content.is_null {
+                Some(0)
+            } else {
+                content.user_chars().map(|c| c.div_ceil(4))
+            };
             msgs.push((pmsg("custom", tokens, None, false), None, Some(content)));
         }
         Body::BranchSummary {
@@ -194,27 +207,50 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             summary_truthy,
         } => {
             if *summary_truthy {
-                msgs.push((pmsg("branchSummary", summary_len.map(|l| l.div_ceil(4)), None, false), None, None));
+                msgs.push((
+                    pmsg(
+                        "branchSummary",
+                        summary_len.map(|l| l.div_ceil(4)),
+                        None,
+                        false,
+                    ),
+                    None,
+                    None,
+                ));
             }
         }
         Body::Compaction {
-            summary_len, system, ..
+            summary_len,
+            system,
+            ..
         } => {
             if let Some(sys) = system {
                 msgs.push((pmsg("system", sys.tokens(), None, false), Some(sys), None));
             }
             msgs.push((
-                pmsg("compactionSummary", summary_len.map(|l| l.div_ceil(4)), None, false),
+                pmsg(
+                    "compactionSummary",
+                    summary_len.map(|l| l.div_ceil(4)),
+                    None,
+                    false,
+                ),
                 None,
                 None,
             ));
         }
-        Body::Odd(ty) if matches!(ty.as_str(), "message" | "custom_message" | "compaction" | "branch_summary") => {
+        Body::Odd(ty)
+            if matches!(
+                ty.as_str(),
+                "message" | "custom_message" | "compaction" | "branch_summary"
+            ) =>
+        {
             problems.push(Problem {
                 severity: Severity::Error,
                 code: "odd-entry",
                 line: Some(e.line),
-                message: format!("a {ty} entry with fields of unexpected shapes: pi may fail to project it"),
+                message: format!(
+                    "a {ty} entry with fields of unexpected shapes: pi may fail to project it"
+                ),
             });
             msgs.push((pmsg(ty, None, None, false), None, None));
         }
@@ -312,7 +348,11 @@ fn context_tokens(s: &Session, t: &Tree, p: &Projection) -> ContextTokens {
         let usage_pos = if s.entries[usage_entry].id.as_ref().is_some_and(Key::truthy) {
             // branchEntries.findIndex(e => e.id === usageEntryId): the first entry with that id.
             let id = s.entries[usage_entry].id.as_ref();
-            t.path.iter().position(|&i| s.entries[i].id.as_ref() == id).map(|x| x as i64).unwrap_or(-1)
+            t.path
+                .iter()
+                .position(|&i| s.entries[i].id.as_ref() == id)
+                .map(|x| x as i64)
+                .unwrap_or(-1)
         } else {
             -1
         };
@@ -332,7 +372,11 @@ fn context_tokens(s: &Session, t: &Tree, p: &Projection) -> ContextTokens {
         }
     }
     let sys = replay_system_tokens(s, p);
-    let rest: u64 = msgs.iter().filter(|(_, m)| m.role != "system").map(|(_, m)| m.tokens0()).sum();
+    let rest: u64 = msgs
+        .iter()
+        .filter(|(_, m)| m.role != "system")
+        .map(|(_, m)| m.tokens0())
+        .sum();
     let total = (sys + rest) as f64;
     ContextTokens {
         tokens: total,
@@ -352,7 +396,9 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
         let e = &s.entries[pe.idx];
         let sys_msgs: Vec<&Msg> = match &e.body {
             Body::Message(m) if m.role_name == "system" => vec![m],
-            Body::Compaction { system: Some(m), .. } => vec![m],
+            Body::Compaction {
+                system: Some(m), ..
+            } => vec![m],
             _ => vec![],
         };
         // Only messages that survived projection count.
@@ -392,7 +438,8 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
     if !any && tools.is_empty() {
         return 0;
     }
-    let mut chars: u64 = content_parts.iter().sum::<u64>() + 2 * (content_parts.len().saturating_sub(1) as u64);
+    let mut chars: u64 =
+        content_parts.iter().sum::<u64>() + 2 * (content_parts.len().saturating_sub(1) as u64);
     chars += sections.iter().map(|(_, l)| *l).sum::<u64>();
     if !tools.is_empty() {
         chars += 2 + tools.iter().map(|(_, l)| *l).sum::<u64>() + (tools.len() as u64 - 1);
@@ -422,7 +469,7 @@ pub fn materialize(
     pos: usize,
     fetch: &mut dyn FnMut(usize) -> anyhow::Result<serde_json::Value>,
 ) -> anyhow::Result<Vec<serde_json::Value>> {
-    use serde_json::{json, Value};
+    use serde_json::{Value, json};
     let pe = &p.entries[pos];
     if pe.messages.is_empty() && pe.edit.is_none() {
         return Ok(Vec::new());
@@ -443,14 +490,20 @@ pub fn materialize(
                 let null = obj.get("content").is_none_or(Value::is_null);
                 if null && m.role_name == "system" {
                     obj.insert("content".into(), Value::String(String::new()));
-                } else if null && matches!(m.role_name.as_str(), "user" | "assistant" | "toolResult") {
+                } else if null
+                    && matches!(m.role_name.as_str(), "user" | "assistant" | "toolResult")
+                {
                     obj.insert("content".into(), json!([]));
                 }
             }
             vec![msg]
         }
         Body::CustomMessage { .. } => {
-            let content = v.get("content").filter(|c| !c.is_null()).cloned().unwrap_or(json!([]));
+            let content = v
+                .get("content")
+                .filter(|c| !c.is_null())
+                .cloned()
+                .unwrap_or(json!([]));
             let mut m = serde_json::Map::new();
             m.insert("role".into(), json!("custom"));
             for k in ["customType"] {
@@ -467,10 +520,16 @@ pub fn materialize(
             m.insert("timestamp".into(), ms(&v));
             vec![Value::Object(m)]
         }
-        Body::BranchSummary { summary_truthy: true, .. } => {
+        Body::BranchSummary {
+            summary_truthy: true,
+            ..
+        } => {
             let mut m = serde_json::Map::new();
             m.insert("role".into(), json!("branchSummary"));
-            m.insert("summary".into(), v.get("summary").cloned().unwrap_or(Value::Null));
+            m.insert(
+                "summary".into(),
+                v.get("summary").cloned().unwrap_or(Value::Null),
+            );
             if let Some(x) = v.get("fromId") {
                 m.insert("fromId".into(), x.clone());
             }
@@ -484,7 +543,10 @@ pub fn materialize(
             }
             let mut m = serde_json::Map::new();
             m.insert("role".into(), json!("compactionSummary"));
-            m.insert("summary".into(), v.get("summary").cloned().unwrap_or(Value::Null));
+            m.insert(
+                "summary".into(),
+                v.get("summary").cloned().unwrap_or(Value::Null),
+            );
             if let Some(x) = v.get("tokensBefore") {
                 m.insert("tokensBefore".into(), x.clone());
             }
@@ -520,8 +582,15 @@ pub fn materialize(
         return Ok(msgs);
     };
     for m in &mut msgs {
-        let role = m.get("role").and_then(Value::as_str).unwrap_or("").to_string();
-        if !matches!(role.as_str(), "user" | "assistant" | "toolResult" | "custom") {
+        let role = m
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if !matches!(
+            role.as_str(),
+            "user" | "assistant" | "toolResult" | "custom"
+        ) {
             continue;
         }
         let c = match (role.as_str(), content) {

@@ -110,7 +110,9 @@ pub fn agent_dir() -> PathBuf {
 }
 
 fn home() -> PathBuf {
-    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"))
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
 }
 
 fn expand_tilde(s: &str) -> PathBuf {
@@ -127,7 +129,16 @@ fn expand_tilde(s: &str) -> PathBuf {
 pub fn encode_cwd(cwd: &Path) -> String {
     let s = cwd.to_string_lossy();
     let s = s.strip_prefix(['/', '\\']).unwrap_or(&s);
-    let enc: String = s.chars().map(|c| if matches!(c, '/' | '\\' | ':') { '-' } else { c }).collect();
+    let enc: String = s
+        .chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect();
     format!("--{enc}--")
 }
 
@@ -153,7 +164,9 @@ pub fn read_header(path: &Path) -> Option<(String, Option<String>)> {
         if crate::jscompat::js_trim_is_empty(&text) {
             continue;
         }
-        let Ok((v, _)) = crate::jscompat::parse_lenient(&text) else { continue };
+        let Ok((v, _)) = crate::jscompat::parse_lenient(&text) else {
+            continue;
+        };
         if crate::jscompat::js_is_falsy(&v) {
             continue;
         }
@@ -169,13 +182,18 @@ pub fn read_header(path: &Path) -> Option<(String, Option<String>)> {
 
 /// `*.jsonl` files of a directory, newest mtime first.
 pub fn list_sessions(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut v: Vec<(std::time::SystemTime, PathBuf)> = rd
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| {
-            let m = e.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
+            let m = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
             (m, e.path())
         })
         .collect();
@@ -224,9 +242,17 @@ pub fn resolve_sessions(paths: &[PathBuf], args: &SessionArgs, all: bool) -> Res
             return Ok(vec![p]);
         }
         return match prefix.len() {
-            0 => Err(Fault::new(FaultKind::Usage, format!("no session with id or prefix `{q}` in {}", dir.display())).into()),
+            0 => Err(Fault::new(
+                FaultKind::Usage,
+                format!("no session with id or prefix `{q}` in {}", dir.display()),
+            )
+            .into()),
             1 => Ok(prefix),
-            n => Err(Fault::new(FaultKind::Usage, format!("`{q}` matches {n} sessions; give more of the id")).into()),
+            n => Err(Fault::new(
+                FaultKind::Usage,
+                format!("`{q}` matches {n} sessions; give more of the id"),
+            )
+            .into()),
         };
     }
     if args.r#continue {
@@ -238,21 +264,39 @@ pub fn resolve_sessions(paths: &[PathBuf], args: &SessionArgs, all: bool) -> Res
                 return Ok(vec![p]);
             }
         }
-        return Err(Fault::new(FaultKind::Usage, format!("no session for this directory in {}", dir.display())).into());
+        return Err(Fault::new(
+            FaultKind::Usage,
+            format!("no session for this directory in {}", dir.display()),
+        )
+        .into());
     }
     if all {
         let v = list_sessions(&dir);
         if v.is_empty() {
-            return Err(Fault::new(FaultKind::Usage, format!("no sessions in {}", dir.display())).into());
+            return Err(Fault::new(
+                FaultKind::Usage,
+                format!("no sessions in {}", dir.display()),
+            )
+            .into());
         }
         return Ok(v);
     }
-    Err(Fault::new(FaultKind::Usage, "no session given: pass a .jsonl path, --session ID, -c or --all").into())
+    Err(Fault::new(
+        FaultKind::Usage,
+        "no session given: pass a .jsonl path, --session ID, -c or --all",
+    )
+    .into())
 }
 
 fn list_dirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut v: Vec<PathBuf> = rd.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).map(|e| e.path()).collect();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = rd
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
     v.sort();
     v
 }
@@ -265,17 +309,32 @@ pub fn read_settings(path: &Path) -> Option<Value> {
 }
 
 /// Resolve the shake profile and thresholds.
-pub fn shake_settings(flag: Option<ProfileArg>, tail: Option<u64>, block_min: Option<u64>, session_cwd: Option<&str>) -> ShakeSettings {
+pub fn shake_settings(
+    flag: Option<ProfileArg>,
+    tail: Option<u64>,
+    block_min: Option<u64>,
+    session_cwd: Option<&str>,
+) -> ShakeSettings {
     let project = session_cwd.map(|c| Path::new(c).join(".pi").join("settings.json"));
     let agent = agent_dir().join("settings.json");
     let proj_v = project.as_deref().and_then(read_settings);
     let agent_v = read_settings(&agent);
-    let get = |v: &Option<Value>, k: &str| v.as_ref().and_then(|v| v.get("shake")).and_then(|s| s.get(k)).cloned();
+    let get = |v: &Option<Value>, k: &str| {
+        v.as_ref()
+            .and_then(|v| v.get("shake"))
+            .and_then(|s| s.get(k))
+            .cloned()
+    };
     let (profile, source) = if let Some(f) = flag {
         (Profile::from(f), ProfileSource::Flag)
-    } else if let (Some(p), Some(path)) = (get(&proj_v, "profile").and_then(|v| v.as_str().and_then(Profile::parse)), &project) {
+    } else if let (Some(p), Some(path)) = (
+        get(&proj_v, "profile").and_then(|v| v.as_str().and_then(Profile::parse)),
+        &project,
+    ) {
         (p, ProfileSource::Project(path.clone()))
-    } else if let Some(p) = get(&agent_v, "profile").and_then(|v| v.as_str().and_then(Profile::parse)) {
+    } else if let Some(p) =
+        get(&agent_v, "profile").and_then(|v| v.as_str().and_then(Profile::parse))
+    {
         (p, ProfileSource::Agent(agent.clone()))
     } else {
         (Profile::Default, ProfileSource::BuiltIn)
@@ -301,18 +360,28 @@ pub fn shake_settings(flag: Option<ProfileArg>, tail: Option<u64>, block_min: Op
 /// `compaction.keepRecentTokens` from pi's settings (model override first), else 20,000.
 pub fn keep_recent_tokens(session_cwd: Option<&str>, model_key: Option<&str>) -> Result<u64> {
     let agent_v = read_settings(&agent_dir().join("settings.json"));
-    let proj_v = session_cwd.and_then(|c| read_settings(&Path::new(c).join(".pi").join("settings.json")));
+    let proj_v =
+        session_cwd.and_then(|c| read_settings(&Path::new(c).join(".pi").join("settings.json")));
     let mut keep = 20_000u64;
     let mut over: Option<u64> = None;
     for v in [&agent_v, &proj_v] {
-        let Some(c) = v.as_ref().and_then(|v| v.get("compaction")) else { continue };
+        let Some(c) = v.as_ref().and_then(|v| v.get("compaction")) else {
+            continue;
+        };
         if let Some(k) = c.get("keepRecentTokens") {
             keep = k.as_u64().ok_or_else(|| {
-                Fault::new(FaultKind::Usage, "compaction.keepRecentTokens in pi's settings must be a non-negative integer")
+                Fault::new(
+                    FaultKind::Usage,
+                    "compaction.keepRecentTokens in pi's settings must be a non-negative integer",
+                )
             })?;
         }
         if let (Some(m), Some(ov)) = (model_key, c.get("modelOverrides")) {
-            if let Some(k) = ov.get(m).and_then(|o| o.get("keepRecentTokens")).and_then(Value::as_u64) {
+            if let Some(k) = ov
+                .get(m)
+                .and_then(|o| o.get("keepRecentTokens"))
+                .and_then(Value::as_u64)
+            {
                 over = Some(k);
             }
         }

@@ -188,7 +188,8 @@ impl Wall {
             match log.op.as_str() {
                 "shake" => {
                     for f in &log.folds {
-                        let (Some(target), Some(edit)) = (lookup(&f.target), lookup(&f.edit)) else {
+                        let (Some(target), Some(edit)) = (lookup(&f.target), lookup(&f.edit))
+                        else {
                             w.problems.push(Problem {
                                 severity: Severity::Warning,
                                 code: "shake-log-dangling",

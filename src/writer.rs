@@ -198,10 +198,14 @@ fn unsafe_fault(path: &Path, msg: impl std::fmt::Display) -> Fault {
 }
 
 /// Check that appending to `s` is safe at all (before planning anything expensive).
-pub fn check_writable(s: &Session, t: &Tree) -> Result<()> {
+///
+/// Besides the session's and the tree's own blockers, any error pi would hit while projecting
+/// blocks a write: an overlay we append makes pi estimate every message, and it would throw.
+pub fn check_writable(s: &Session, t: &Tree, proj: &crate::projection::Projection) -> Result<()> {
     let mut problems = s
         .blocking_problems()
-        .chain(t.problems.iter().filter(|p| p.severity >= Severity::Unsafe));
+        .chain(t.problems.iter().filter(|p| p.severity >= Severity::Unsafe))
+        .chain(proj.problems.iter().filter(|p| p.severity >= Severity::Unsafe));
     if let Some(p) = problems.next() {
         let line = p.line.map(|l| format!(":{l}")).unwrap_or_default();
         let hint = match p.code {
@@ -228,14 +232,21 @@ pub fn check_writable(s: &Session, t: &Tree) -> Result<()> {
 }
 
 /// Append `batch` to `s`'s file, with every check in the module header.
-pub fn commit(s: &Session, t: &Tree, batch: &Batch, opts: &WriteOptions) -> Result<Written> {
-    commit_with(s, t, batch, opts, &mut |f, bytes| f.write_all(bytes))
+pub fn commit(
+    s: &Session,
+    t: &Tree,
+    p: &crate::projection::Projection,
+    batch: &Batch,
+    opts: &WriteOptions,
+) -> Result<Written> {
+    commit_with(s, t, p, batch, opts, &mut |f, bytes| f.write_all(bytes))
 }
 
 /// [`commit`] with an injectable low-level write (fault-injection tests).
 pub fn commit_with(
     s: &Session,
     t: &Tree,
+    p: &crate::projection::Projection,
     batch: &Batch,
     opts: &WriteOptions,
     write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
@@ -246,7 +257,7 @@ pub fn commit_with(
             entries: 0,
         });
     }
-    check_writable(s, t)?;
+    check_writable(s, t, p)?;
     let path = &s.path;
     let meta = std::fs::symlink_metadata(path)
         .with_context(|| format!("{}: cannot stat", path.display()))?;
@@ -305,6 +316,10 @@ pub fn commit_with(
         .into());
     }
     let mut out = String::new();
+    if s.tail == crate::session::Tail::Unterminated {
+        // pi's own repair: complete the last line before appending (pi-format.md §14).
+        out.push('\n');
+    }
     for l in batch.lines() {
         out.push_str(l);
         out.push('\n');
@@ -321,7 +336,8 @@ pub fn commit_with(
     })?;
     file.sync_all()
         .with_context(|| format!("{}: fsync failed", path.display()))?;
-    verify_tail(path, s.size, batch)?;
+    let lead = u64::from(s.tail == crate::session::Tail::Unterminated);
+    verify_tail(path, s.size + lead, batch)?;
     Ok(Written {
         bytes: bytes.len() as u64,
         entries: batch.lines().len(),
@@ -344,7 +360,7 @@ fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
         );
     }
     for (l, id) in got.iter().zip(batch.ids()) {
-        let v: Value = serde_json::from_str(l)
+        let (v, _) = crate::session::entry::parse_value(l)
             .with_context(|| format!("{}: appended line does not parse", path.display()))?;
         if v.get("id").and_then(Value::as_str) != Some(id) {
             anyhow::bail!("{}: verification failed: id mismatch", path.display());

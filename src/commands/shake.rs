@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::cli::{ScopeArg, ShakeArgs};
 use crate::error::{Fault, FaultKind};
@@ -18,7 +18,7 @@ use crate::plan::fold::{self, FoldParams, FoldPlan};
 use crate::projection::replay_system_tokens;
 use crate::report::thousands;
 use crate::settings::ShakeSettings;
-use crate::wall::{FoldRecord, Scope, ShakeLog, SHAKE_CUSTOM_TYPE};
+use crate::wall::{FoldRecord, SHAKE_CUSTOM_TYPE, Scope, ShakeLog};
 use crate::writer::{self, Batch, WriteOptions};
 
 /// One scope's line in the report.
@@ -95,7 +95,9 @@ pub fn summary_line(plan: &FoldPlan, scopes: &[Scope], st: &ShakeSettings, dry: 
     let (b, _) = plan.count(Scope::Elide, "block");
     let (t, _) = plan.count(Scope::Thinking, "thinking");
     let (i, _) = plan.count(Scope::Images, "image");
-    let plural = |n: u64, one: &str, many: &str| format!("{} {}", thousands(n), if n == 1 { one } else { many });
+    let plural = |n: u64, one: &str, many: &str| {
+        format!("{} {}", thousands(n), if n == 1 { one } else { many })
+    };
     if r > 0 {
         parts.push(plural(r, "tool result", "tool results"));
     }
@@ -116,12 +118,23 @@ pub fn summary_line(plan: &FoldPlan, scopes: &[Scope], st: &ShakeSettings, dry: 
         let names: Vec<&str> = scopes.iter().map(|s| s.as_str()).collect();
         s.push_str(&format!("Nothing to shake ({}).", names.join(", ")));
     } else {
-        s.push_str(&format!("Shook {} (~{} tokens).", parts.join(" + "), thousands(plan.reclaimed())));
+        s.push_str(&format!(
+            "Shook {} (~{} tokens).",
+            parts.join(" + "),
+            thousands(plan.reclaimed())
+        ));
     }
     if scopes.contains(&Scope::Elide) {
-        s.push_str(&format!(" Protects the last {} tokens.", thousands(st.tail)));
+        s.push_str(&format!(
+            " Protects the last {} tokens.",
+            thousands(st.tail)
+        ));
     }
-    s.push_str(&format!(" Profile: {} ({}).", st.profile.as_str(), st.source.label()));
+    s.push_str(&format!(
+        " Profile: {} ({}).",
+        st.profile.as_str(),
+        st.source.label()
+    ));
     s
 }
 
@@ -132,7 +145,14 @@ fn plan_for(l: &Loaded, st: &ShakeSettings, scopes: &[Scope]) -> Result<FoldPlan
         block_min: st.block_min,
     };
     let mut fetch = l.fetcher();
-    fold::plan(&l.session, &l.tree, &l.projection, &l.wall, &params, &mut fetch)
+    fold::plan(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &l.wall,
+        &params,
+        &mut fetch,
+    )
 }
 
 fn scope_out(plan: &FoldPlan, scopes: &[Scope], st: &ShakeSettings, dry: bool) -> ScopeOut {
@@ -154,12 +174,23 @@ fn scope_out(plan: &FoldPlan, scopes: &[Scope], st: &ShakeSettings, dry: bool) -
 /// any usage).
 fn context_after(l: &Loaded, plan: &FoldPlan) -> f64 {
     let sys = replay_system_tokens(&l.session, &l.projection);
-    let rest: u64 = l.projection.messages().filter(|(_, m)| m.role != "system").map(|(_, m)| m.tokens0()).sum();
+    let rest: u64 = l
+        .projection
+        .messages()
+        .filter(|(_, m)| m.role != "system")
+        .map(|(_, m)| m.tokens0())
+        .sum();
     (sys + rest).saturating_sub(plan.reclaimed()) as f64
 }
 
 /// Append the plan's overlays and its log entry.
-fn append(l: &Loaded, plan: &FoldPlan, st: &ShakeSettings, scopes: &[Scope], force: bool) -> Result<writer::Written> {
+fn append(
+    l: &Loaded,
+    plan: &FoldPlan,
+    st: &ShakeSettings,
+    scopes: &[Scope],
+    force: bool,
+) -> Result<writer::Written> {
     let mut batch = Batch::new(&l.session, &l.tree)?;
     let mut records = Vec::new();
     for f in &plan.folds {
@@ -194,20 +225,29 @@ fn append(l: &Loaded, plan: &FoldPlan, st: &ShakeSettings, scopes: &[Scope], for
         tokens_after: plan.folds.iter().map(|f| f.tokens_after).sum(),
     };
     batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
-    writer::commit(&l.session, &l.tree, &batch, &WriteOptions { force })
+    writer::commit(&l.session, &l.tree, &l.projection, &batch, &WriteOptions { force })
 }
 
 /// Shake (or dry-run) one session.
 pub fn shake_one(path: &Path, args: &ShakeArgs, dry: bool) -> Result<ShakeReport> {
     let l = Loaded::open(path)?;
-    let st = crate::settings::shake_settings(args.profile, args.tail, args.block_min, l.session.header.cwd.as_deref());
+    let st = crate::settings::shake_settings(
+        args.profile,
+        args.tail,
+        args.block_min,
+        l.session.header.cwd.as_deref(),
+    );
     if !dry {
-        writer::check_writable(&l.session, &l.tree)?;
+        writer::check_writable(&l.session, &l.tree, &l.projection)?;
     }
     let explicit = scopes_of(&args.scope);
     let runs: Vec<Vec<Scope>> = if explicit.is_empty() {
         if dry {
-            vec![vec![Scope::Elide], vec![Scope::Thinking], vec![Scope::Images]]
+            vec![
+                vec![Scope::Elide],
+                vec![Scope::Thinking],
+                vec![Scope::Images],
+            ]
         } else {
             vec![vec![Scope::Elide]]
         }
@@ -216,7 +256,10 @@ pub fn shake_one(path: &Path, args: &ShakeArgs, dry: bool) -> Result<ShakeReport
     };
     let mut outs = Vec::new();
     let mut folds = Vec::new();
-    let mut written = writer::Written { bytes: 0, entries: 0 };
+    let mut written = writer::Written {
+        bytes: 0,
+        entries: 0,
+    };
     let mut after = l.projection.context.tokens;
     for scopes in &runs {
         let plan = plan_for(&l, &st, scopes)?;
@@ -259,7 +302,8 @@ pub fn shake_one(path: &Path, args: &ShakeArgs, dry: bool) -> Result<ShakeReport
 
 /// Run `shake` / `dry-run` over the resolved sessions.
 pub fn run(args: &ShakeArgs, printer: &Printer, dry: bool) -> Result<()> {
-    let paths: Vec<PathBuf> = crate::settings::resolve_sessions(&args.sessions, &args.find, args.all)?;
+    let paths: Vec<PathBuf> =
+        crate::settings::resolve_sessions(&args.sessions, &args.find, args.all)?;
     let results = crate::batch::map(&paths, |p: &Path| shake_one(p, args, dry));
     let many = paths.len() > 1;
     let mut docs = Vec::new();
@@ -300,7 +344,11 @@ pub fn run(args: &ShakeArgs, printer: &Printer, dry: bool) -> Result<()> {
             "{} session(s): ~{} tokens {}; {} failed\n",
             paths.len(),
             thousands(total),
-            if dry { "would be reclaimed" } else { "reclaimed" },
+            if dry {
+                "would be reclaimed"
+            } else {
+                "reclaimed"
+            },
             failures.len()
         ));
         printer.json_doc(&json!({"schemaVersion": 1, "sessions": docs}));
@@ -312,7 +360,10 @@ pub fn run(args: &ShakeArgs, printer: &Printer, dry: bool) -> Result<()> {
         0 => Ok(()),
         1 if !many => Err(failures.remove(0)),
         n => {
-            let code = failures.iter().map(crate::error::exit_code_of).max_by_key(|c| *c as u8);
+            let code = failures
+                .iter()
+                .map(crate::error::exit_code_of)
+                .max_by_key(|c| *c as u8);
             let kind = match code {
                 Some(crate::error::ExitCode::Unsafe) => FaultKind::Unsafe,
                 _ => FaultKind::BadSession,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::cli::StatusArgs;
 use crate::error::{Fault, FaultKind};
@@ -154,7 +154,10 @@ pub fn report(l: &Loaded) -> StatusReport {
                 wall.active += 1;
                 wall.tokens_reclaimed += it.tokens_before.saturating_sub(it.tokens_after);
                 for sc in &it.scopes {
-                    let e = wall.by_scope.entry(sc.as_str().to_string()).or_insert(json!(0));
+                    let e = wall
+                        .by_scope
+                        .entry(sc.as_str().to_string())
+                        .or_insert(json!(0));
                     *e = json!(e.as_u64().unwrap_or(0) + 1);
                 }
             }
@@ -173,7 +176,9 @@ pub fn report(l: &Loaded) -> StatusReport {
         });
     }
     if let Some(&last) = w.logs.last() {
-        wall.last_run = s.entries[last].timestamp_ms.map(crate::jscompat::epoch_ms_to_iso);
+        wall.last_run = s.entries[last]
+            .timestamp_ms
+            .map(crate::jscompat::epoch_ms_to_iso);
     }
     wall.profile = w.items.iter().rev().find_map(|it| it.profile.clone());
     let mut pi_overlays = PiOverlaysOut::default();
@@ -208,7 +213,11 @@ pub fn report(l: &Loaded) -> StatusReport {
         path: s.path.display().to_string(),
         header: HeaderOut {
             id: s.header.id.clone(),
-            version: s.header.version_text.as_deref().and_then(|t| serde_json::from_str(t).ok()),
+            version: s
+                .header
+                .version_text
+                .as_deref()
+                .and_then(|t| serde_json::from_str(t).ok()),
             timestamp: s.header.timestamp.clone(),
             cwd: s.header.cwd.clone(),
             parent_session: s.header.parent_session.clone(),
@@ -225,7 +234,11 @@ pub fn report(l: &Loaded) -> StatusReport {
         },
         projection,
         context_tokens: crate::report::js_number(ctx),
-        context_basis: if p.context.last_usage_index.is_some() { "usage" } else { "estimate" },
+        context_basis: if p.context.last_usage_index.is_some() {
+            "usage"
+        } else {
+            "estimate"
+        },
         estimated_tokens: p.estimate_sum(),
         raw_tokens,
         wall,
@@ -243,22 +256,42 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
     o.push_str(&format!(
         "  session   {}  version {}  cwd {}\n",
         r.header.id,
-        r.header.version.as_ref().map(|v| v.to_string()).unwrap_or_else(|| "missing".into()),
+        r.header
+            .version
+            .as_ref()
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "missing".into()),
         r.header.cwd.as_deref().unwrap_or("?")
     ));
-    let types: Vec<String> = r.counts_by_type.iter().map(|(k, v)| format!("{k} {v}")).collect();
-    o.push_str(&format!("  entries   {} ({})\n", thousands(r.entries as u64), types.join(", ")));
+    let types: Vec<String> = r
+        .counts_by_type
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    o.push_str(&format!(
+        "  entries   {} ({})\n",
+        thousands(r.entries as u64),
+        types.join(", ")
+    ));
     o.push_str(&format!(
         "  branch    leaf {}, {} entries on the active path, {} in context{}\n",
         r.branch.leaf_id.as_deref().unwrap_or("-"),
         thousands(r.branch.length as u64),
         thousands(r.branch.context_entries as u64),
-        r.branch.compaction_id.as_deref().map(|c| format!(" (after compaction {c})")).unwrap_or_default()
+        r.branch
+            .compaction_id
+            .as_deref()
+            .map(|c| format!(" (after compaction {c})"))
+            .unwrap_or_default()
     ));
     o.push_str(&format!(
         "  context   ~{} tokens ({}) · {} messages · estimated {} · raw {}\n",
         thousands(ctx.max(0.0) as u64),
-        if r.context_basis == "usage" { "last usage + estimate" } else { "pi's chars/4 estimate" },
+        if r.context_basis == "usage" {
+            "last usage + estimate"
+        } else {
+            "pi's chars/4 estimate"
+        },
         thousands(r.projection.len() as u64),
         thousands(r.estimated_tokens),
         thousands(r.raw_tokens)
@@ -266,7 +299,12 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
     if r.wall.count == 0 {
         o.push_str("  wall      nothing folded\n");
     } else {
-        let scopes: Vec<String> = r.wall.by_scope.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let scopes: Vec<String> = r
+            .wall
+            .by_scope
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         o.push_str(&format!(
             "  wall      {} entries folded ({}) · ~{} tokens reclaimed · last run {} · profile {}\n",
             thousands(r.wall.active as u64),
@@ -302,13 +340,20 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
 
 /// Run `status`.
 pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
-    let listing = args.sessions.is_empty() && args.find.session.is_none() && !args.find.r#continue && !args.all;
+    let listing = args.sessions.is_empty()
+        && args.find.session.is_none()
+        && !args.find.r#continue
+        && !args.all;
     let paths: Vec<PathBuf> = if listing {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let (dir, _) = crate::settings::session_dir(&args.find, &cwd);
         let v = crate::settings::list_sessions(&dir);
         if v.is_empty() {
-            return Err(Fault::new(FaultKind::Usage, format!("no sessions in {} (pass a .jsonl path)", dir.display())).into());
+            return Err(Fault::new(
+                FaultKind::Usage,
+                format!("no sessions in {} (pass a .jsonl path)", dir.display()),
+            )
+            .into());
         }
         v
     } else {
@@ -323,8 +368,11 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
     for (path, res) in paths.iter().zip(results) {
         match res {
             Ok(r) => {
-                let over = args.max_tokens.is_some_and(|m| r.context_tokens.as_f64().unwrap_or(0.0) > m as f64);
-                let bad = args.check && (!r.writable || r.problems.iter().any(|p| p.severity == Severity::Error));
+                let over = args
+                    .max_tokens
+                    .is_some_and(|m| r.context_tokens.as_f64().unwrap_or(0.0) > m as f64);
+                let bad = args.check
+                    && (!r.writable || r.problems.iter().any(|p| p.severity == Severity::Error));
                 if over || bad {
                     checks_failed += 1;
                 }
@@ -357,7 +405,11 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         }
     }
     if listing || many {
-        human.push_str(&format!("{} session(s), {} failed\n", paths.len(), failures));
+        human.push_str(&format!(
+            "{} session(s), {} failed\n",
+            paths.len(),
+            failures
+        ));
     }
     printer.out(&human);
     if many || listing {
@@ -366,10 +418,18 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         printer.json_doc(&d);
     }
     if failures > 0 {
-        return Err(Fault::new(FaultKind::BadSession, format!("{failures} session(s) could not be read")).into());
+        return Err(Fault::new(
+            FaultKind::BadSession,
+            format!("{failures} session(s) could not be read"),
+        )
+        .into());
     }
     if checks_failed > 0 {
-        return Err(Fault::new(FaultKind::Check, format!("{checks_failed} session(s) failed the check")).into());
+        return Err(Fault::new(
+            FaultKind::Check,
+            format!("{checks_failed} session(s) failed the check"),
+        )
+        .into());
     }
     Ok(())
 }
@@ -384,7 +444,11 @@ fn one_line(r: &StatusReport, over: bool, bad: bool) -> String {
         thousands(ctx),
         thousands(r.wall.tokens_reclaimed),
         r.path,
-        if r.problems.iter().any(|p| p.severity >= Severity::Unsafe) { "  (!)" } else { "" },
+        if r.problems.iter().any(|p| p.severity >= Severity::Unsafe) {
+            "  (!)"
+        } else {
+            ""
+        },
         flag
     )
 }

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::cli::UndoArgs;
 use crate::load::Loaded;
 use crate::output::Printer;
 use crate::plan::undo;
 use crate::report::thousands;
-use crate::wall::{RestoreRecord, ShakeLog, SHAKE_CUSTOM_TYPE};
+use crate::wall::{RestoreRecord, SHAKE_CUSTOM_TYPE, ShakeLog};
 use crate::writer::{self, Batch, WriteOptions};
 
 /// `undo --json`.
@@ -40,9 +40,12 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
     let l = Loaded::open(path)?;
     let mut fetch = l.fetcher();
     let plan = undo::plan(&l.session, &l.wall, &mut fetch)?;
-    let mut written = writer::Written { bytes: 0, entries: 0 };
+    let mut written = writer::Written {
+        bytes: 0,
+        entries: 0,
+    };
     if !plan.restores.is_empty() {
-        writer::check_writable(&l.session, &l.tree)?;
+        writer::check_writable(&l.session, &l.tree, &l.projection)?;
         let mut batch = Batch::new(&l.session, &l.tree)?;
         let mut records = Vec::new();
         for r in &plan.restores {
@@ -70,9 +73,13 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
             restores: records,
         };
         batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
-        written = writer::commit(&l.session, &l.tree, &batch, &WriteOptions { force })?;
+        written = writer::commit(&l.session, &l.tree, &l.projection, &batch, &WriteOptions { force })?;
     }
-    let tokens: u64 = plan.restores.iter().map(|r| r.tokens_after.saturating_sub(r.tokens_before)).sum();
+    let tokens: u64 = plan
+        .restores
+        .iter()
+        .map(|r| r.tokens_after.saturating_sub(r.tokens_before))
+        .sum();
     let mut summary = if plan.restores.is_empty() {
         "Nothing to undo.".to_string()
     } else {
@@ -84,10 +91,16 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
         )
     };
     if plan.moot > 0 {
-        summary.push_str(&format!(" {} fold(s) behind a later compaction left as they are (moot).", plan.moot));
+        summary.push_str(&format!(
+            " {} fold(s) behind a later compaction left as they are (moot).",
+            plan.moot
+        ));
     }
     if plan.superseded > 0 {
-        summary.push_str(&format!(" {} fold(s) superseded by someone else's overlay left alone.", plan.superseded));
+        summary.push_str(&format!(
+            " {} fold(s) superseded by someone else's overlay left alone.",
+            plan.superseded
+        ));
     }
     Ok(UndoReport {
         schema_version: 1,
@@ -112,7 +125,11 @@ pub fn run(args: &UndoArgs, printer: &Printer) -> Result<()> {
     for p in &paths {
         match undo_one(p, args.force) {
             Ok(r) => {
-                printer.out(&if paths.len() > 1 { format!("{}: {}", r.path, r.summary) } else { r.summary.clone() });
+                printer.out(&if paths.len() > 1 {
+                    format!("{}: {}", r.path, r.summary)
+                } else {
+                    r.summary.clone()
+                });
                 docs.push(serde_json::to_value(&r)?);
             }
             Err(e) => {

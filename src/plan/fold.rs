@@ -17,7 +17,7 @@
 //!   it replaces.
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use super::regions::{find_regions, replace_regions};
 use crate::projection::Projection;
@@ -80,7 +80,10 @@ pub struct FoldPlan {
 impl FoldPlan {
     /// Σ tokens reclaimed.
     pub fn reclaimed(&self) -> u64 {
-        self.folds.iter().map(|f| f.tokens_before - f.tokens_after).sum()
+        self.folds
+            .iter()
+            .map(|f| f.tokens_before - f.tokens_after)
+            .sum()
     }
     /// (count, tokens reclaimed) for one scope and kind.
     pub fn count(&self, scope: Scope, kind: &str) -> (u64, u64) {
@@ -116,7 +119,9 @@ pub fn tail_entries(p: &Projection, tail: u64) -> (Vec<bool>, u64) {
 
 /// Estimate pi's tokens for `content` as the content of entry `idx`.
 fn tokens_of(s: &Session, idx: usize, content: &Value) -> Option<u64> {
-    let stats: ContentStats = serde_json::from_value(content.clone()).ok()?;
+    // Through text: the content measure borrows raw tool-call arguments from its input.
+    let text = content.to_string();
+    let stats: ContentStats = serde_json::from_str(&text).ok()?;
     match &s.entries[idx].body {
         Body::Message(m) => m.tokens_with(&stats),
         Body::CustomMessage { .. } => stats.user_chars().map(|c| c.div_ceil(4)),
@@ -154,14 +159,17 @@ pub fn plan(
     let mut new_tokens: Vec<u64> = p.entries.iter().map(|pe| pe.tokens()).collect();
     for (pos, pe) in p.entries.iter().enumerate() {
         let e = &s.entries[pe.idx];
-        if !e.editable() || pe.messages.is_empty() || !e.id.as_ref().is_some_and(|k| k.is_string()) {
+        if !e.editable() || pe.messages.is_empty() || !e.id.as_ref().is_some_and(|k| k.is_string())
+        {
             continue;
         }
         let item = w.item(pe.idx);
         // Whose overlay is in force?
         let (current_from_edit, base) = match pe.edit {
             None => (None, None),
-            Some(ed) if w.restores.contains_key(&ed) => (None, w.restores.get(&ed).copied().flatten()),
+            Some(ed) if w.restores.contains_key(&ed) => {
+                (None, w.restores.get(&ed).copied().flatten())
+            }
             Some(ed) if w.is_own(ed) => (Some(ed), item.and_then(|it| it.base)),
             Some(_) => {
                 plan.skipped_foreign += 1;
@@ -198,8 +206,10 @@ pub fn plan(
         let want_result = elide_ok && role == "toolResult" && stats.text_truthy_chars > 0;
         let want_blocks = elide_ok
             && role != "toolResult"
-            && (stats.max_text_len >= min_chars || (stats.is_string && stats.string_len >= min_chars));
-        let want_thinking = wants(Scope::Thinking) && role == "assistant" && stats.thinking_blocks > 0;
+            && (stats.max_text_len >= min_chars
+                || (stats.is_string && stats.string_len >= min_chars));
+        let want_thinking =
+            wants(Scope::Thinking) && role == "assistant" && stats.thinking_blocks > 0;
         let want_images = wants(Scope::Images) && stats.images > 0;
         if !(want_result || want_blocks || want_thinking || want_images) {
             continue;
@@ -229,14 +239,23 @@ pub fn plan(
         let mut cur_tokens = before;
         for &scope in &params.scopes {
             let step = match scope {
-                Scope::Elide if want_result => fold_result(&content, simple_result, stats.text_truthy_chars, tool.as_deref()),
+                Scope::Elide if want_result => fold_result(
+                    &content,
+                    simple_result,
+                    stats.text_truthy_chars,
+                    tool.as_deref(),
+                ),
                 Scope::Elide if want_blocks => fold_blocks(&content, params.block_min),
                 Scope::Thinking if want_thinking => fold_thinking(&content),
                 Scope::Images if want_images => fold_images(&content),
                 _ => None,
             };
-            let Some((kind, count, new_content)) = step else { continue };
-            let Some(after) = tokens_of(s, pe.idx, &new_content) else { continue };
+            let Some((kind, count, new_content)) = step else {
+                continue;
+            };
+            let Some(after) = tokens_of(s, pe.idx, &new_content) else {
+                continue;
+            };
             if after >= cur_tokens {
                 continue;
             }
@@ -292,7 +311,11 @@ fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str
     for b in blocks {
         if b.get("type").and_then(Value::as_str) == Some("text") {
             n += 1;
-            chars += b.get("text").and_then(Value::as_str).map(crate::jscompat::utf16_len).unwrap_or(0) as u64;
+            chars += b
+                .get("text")
+                .and_then(Value::as_str)
+                .map(crate::jscompat::utf16_len)
+                .unwrap_or(0) as u64;
             if !placed {
                 out.push(json!({"type": "text", "text": ""}));
                 placed = true;
@@ -310,7 +333,9 @@ fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str
         thousands(chars.div_ceil(4))
     );
     for b in &mut out {
-        if b.get("type").and_then(Value::as_str) == Some("text") && b.get("text").and_then(Value::as_str) == Some("") {
+        if b.get("type").and_then(Value::as_str) == Some("text")
+            && b.get("text").and_then(Value::as_str) == Some("")
+        {
             b["text"] = Value::String(ph);
             break;
         }
@@ -325,7 +350,8 @@ fn fold_blocks(content: &Value, min: u64) -> Step {
             .into_iter()
             .filter(|r| {
                 r.tokens >= min
-                    && crate::jscompat::utf16_len(&r.placeholder()) < crate::jscompat::utf16_len(&t[r.start..r.end])
+                    && crate::jscompat::utf16_len(&r.placeholder())
+                        < crate::jscompat::utf16_len(&t[r.start..r.end])
             })
             .collect();
         if regions.is_empty() {
@@ -345,7 +371,9 @@ fn fold_blocks(content: &Value, min: u64) -> Step {
                 if b.get("type").and_then(Value::as_str) != Some("text") {
                     continue;
                 }
-                let Some(t) = b.get("text").and_then(Value::as_str) else { continue };
+                let Some(t) = b.get("text").and_then(Value::as_str) else {
+                    continue;
+                };
                 if let Some((new, n)) = fold_text(t) {
                     b["text"] = Value::String(new);
                     total += n;
@@ -366,7 +394,11 @@ fn fold_thinking(content: &Value) -> Step {
     for b in blocks {
         if b.get("type").and_then(Value::as_str) == Some("thinking") {
             n += 1;
-            chars += b.get("thinking").and_then(Value::as_str).map(crate::jscompat::utf16_len).unwrap_or(0) as u64;
+            chars += b
+                .get("thinking")
+                .and_then(Value::as_str)
+                .map(crate::jscompat::utf16_len)
+                .unwrap_or(0) as u64;
             continue;
         }
         out.push(b.clone());

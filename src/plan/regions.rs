@@ -62,7 +62,11 @@ fn open_tag(line: &str) -> Option<&str> {
     }
     let name_end = rest.find([' ', '\t']).unwrap_or(rest.len());
     let name = &rest[..name_end];
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '-') {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
+    {
         return None;
     }
     Some(name)
@@ -71,7 +75,11 @@ fn open_tag(line: &str) -> Option<&str> {
 fn close_tag<'a>(line: &'a str) -> Option<&'a str> {
     let l = line.strip_suffix('\r').unwrap_or(line);
     let name = l.strip_prefix("</")?.strip_suffix('>')?;
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '-') {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
+    {
         return None;
     }
     Some(name)
@@ -107,7 +115,12 @@ pub fn find_regions(text: &str) -> Vec<Region> {
                 .split_whitespace()
                 .next()
                 .filter(|w| !w.is_empty() && w.len() <= 40)
-                .map(|w| w.trim_matches(|ch: char| !ch.is_alphanumeric() && ch != '+' && ch != '#' && ch != '-').to_string())
+                .map(|w| {
+                    w.trim_matches(|ch: char| {
+                        !ch.is_alphanumeric() && ch != '+' && ch != '#' && ch != '-'
+                    })
+                    .to_string()
+                })
                 .filter(|w| !w.is_empty());
             fence = Some((c, n, start, lang));
             continue;
@@ -123,7 +136,12 @@ pub fn find_regions(text: &str) -> Vec<Region> {
             if let Some(at) = tags.iter().rposition(|t| *t == name) {
                 tags.truncate(at);
                 if tags.is_empty() {
-                    out.push(region(text, xml_start, end, RegionKind::Xml(name.to_string())));
+                    out.push(region(
+                        text,
+                        xml_start,
+                        end,
+                        RegionKind::Xml(name.to_string()),
+                    ));
                 }
             }
         }
@@ -188,6 +206,9 @@ mod tests {
         let t = "a\n```\n0123456789012345\n```\nb";
         let r = find_regions(t);
         assert_eq!(r[0].tokens, 6);
-        assert_eq!(replace_regions(t, &r), "a\n[code block omitted (~6 tokens)]\nb");
+        assert_eq!(
+            replace_regions(t, &r),
+            "a\n[code block omitted (~6 tokens)]\nb"
+        );
     }
 }

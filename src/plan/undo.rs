@@ -37,7 +37,11 @@ pub struct UndoPlan {
 }
 
 /// Plan the undo of everything on the wall. `fetch(i)` returns entry `i`'s JSON.
-pub fn plan(s: &Session, w: &Wall, fetch: &mut dyn FnMut(usize) -> Result<Value>) -> Result<UndoPlan> {
+pub fn plan(
+    s: &Session,
+    w: &Wall,
+    fetch: &mut dyn FnMut(usize) -> Result<Value>,
+) -> Result<UndoPlan> {
     let mut plan = UndoPlan::default();
     for item in &w.items {
         match item.state {

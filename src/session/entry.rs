@@ -276,10 +276,33 @@ struct BlockStats<'a> {
     thinking_signature: Option<IgnoredAny>,
     #[serde(default, borrow)]
     name: Option<Cow<'a, str>>,
-    #[serde(default)]
-    arguments: Option<StringifyLen>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
     #[serde(default, borrow)]
     id: Option<Cow<'a, str>>,
+}
+
+/// Nesting beyond which V8's recursive `JSON.stringify` overflows its stack (measured on
+/// Node 20: about 4,175 levels of arrays); pi's estimator then throws `RangeError`.
+pub const JS_STRINGIFY_MAX_DEPTH: usize = 4_000;
+
+/// `JSON.stringify(args).length`, or None where pi's `JSON.stringify` would throw.
+fn args_len(raw: &RawValue) -> Option<u64> {
+    let text = raw.get();
+    let depth = nesting_depth(text);
+    if depth > JS_STRINGIFY_MAX_DEPTH {
+        return None;
+    }
+    let len = if depth > 100 {
+        let repaired = jscompat::repair_lone_surrogates(text);
+        let t = repaired.as_deref().unwrap_or(text);
+        stacker::grow(64 << 20, || from_str_deep::<StringifyLen>(t))
+    } else {
+        jscompat::from_str_lenient::<StringifyLen>(text).map(|(l, _)| l)
+    };
+    // `JSON.stringify` prints a lone surrogate as the six characters `\udxxx`.
+    let lone = jscompat::count_lone_surrogate_escapes_in_strings(text) as u64;
+    len.ok().map(|l| l.0 as u64 + 5 * lone)
 }
 
 impl BlockStats<'_> {
@@ -310,9 +333,9 @@ impl BlockStats<'_> {
             }
             Some("image") => s.images += 1,
             Some("toolCall") => {
-                match (&self.name, &self.arguments) {
+                match (&self.name, self.arguments.and_then(args_len)) {
                     (Some(n), Some(args)) => {
-                        s.toolcall_chars += jscompat::utf16_len(n) as u64 + args.0 as u64;
+                        s.toolcall_chars += jscompat::utf16_len(n) as u64 + args;
                     }
                     // `JSON.stringify(undefined)` is undefined: `.length` throws.
                     _ => s.assistant_crash = true,
@@ -911,7 +934,7 @@ pub fn parse_line(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode)
 
 /// Deepest nesting pi-shake parses (JSON.parse has no limit; past this we would risk the stack
 /// while serialising and dropping values).
-pub const MAX_DEPTH: usize = 100_000;
+pub const MAX_DEPTH: usize = 20_000;
 
 /// Nesting depth of a JSON text, ignoring brackets inside strings.
 fn nesting_depth(text: &str) -> usize {
@@ -946,6 +969,19 @@ fn from_str_deep<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json:
     let v = T::deserialize(serde_stacker::Deserializer::new(&mut de))?;
     de.end()?;
     Ok(v)
+}
+
+/// `JSON.parse` of one line into a value: lenient about lone surrogates, unlimited depth up to
+/// [`MAX_DEPTH`] (callers run on a large stack; see [`crate::run`]).
+pub fn parse_value(text: &str) -> Result<(serde_json::Value, bool), serde_json::Error> {
+    match jscompat::parse_lenient(text) {
+        Err(e) if is_depth_error(&e) && nesting_depth(text) <= MAX_DEPTH => {
+            let repaired = jscompat::repair_lone_surrogates(text);
+            let t = repaired.as_deref().unwrap_or(text);
+            stacker::grow(512 << 20, || from_str_deep::<serde_json::Value>(t).map(|v| (v, repaired.is_some())))
+        }
+        other => other,
+    }
 }
 
 fn is_depth_error(e: &serde_json::Error) -> bool {

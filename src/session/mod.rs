@@ -147,8 +147,12 @@ impl Session {
         f.read_exact(&mut buf)
             .with_context(|| format!("{}:{}: cannot re-read line", self.path.display(), e.line))?;
         let text = String::from_utf8_lossy(&buf);
-        let (v, _) = crate::jscompat::parse_lenient(&text).with_context(|| {
-            format!("{}:{}: line changed since it was read", self.path.display(), e.line)
+        let (v, _) = entry::parse_value(&text).with_context(|| {
+            format!(
+                "{}:{}: line changed since it was read",
+                self.path.display(),
+                e.line
+            )
         })?;
         Ok(v)
     }
@@ -174,7 +178,13 @@ impl Session {
         m.into_iter().collect()
     }
 
-    fn problem(&mut self, severity: Severity, code: &'static str, line: Option<u32>, message: String) {
+    fn problem(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        line: Option<u32>,
+        message: String,
+    ) {
         self.problems.push(Problem {
             severity,
             code,
@@ -266,10 +276,10 @@ fn read_from<R: Read>(mut r: R, path: &Path) -> Result<Session> {
             );
         } else if !torn {
             s.problem(
-                Severity::Unsafe,
+                Severity::Warning,
                 "no-final-newline",
                 Some(line),
-                "the last line has no newline (pi appends one when it opens the file)".into(),
+                "the last line is complete but has no newline (pi appends one when it opens the file; so does pi-shake before its own lines)".into(),
             );
         }
         let _ = (before, had_header);
@@ -496,6 +506,17 @@ impl LineState {
                 ),
             ),
             None => {}
+        }
+        if s.header.version.is_some_and(|v| v > 3.0) {
+            s.problem(
+                Severity::Unsafe,
+                "newer-version",
+                Some(s.header_line),
+                format!(
+                    "session version {} was written by a newer pi; pi-shake 1.6-format entries might be misread there",
+                    s.header.version_text.as_deref().unwrap_or("?")
+                ),
+            );
         }
         if s.legacy() == Some(Legacy::V1) {
             migrate_v1(s);

@@ -55,7 +55,9 @@ pub fn age(p: &Path) {
 
 /// Whether the real-pi oracle is installed.
 pub fn oracle_available() -> bool {
-    root().join("tests/interop/node_modules/@earendil-works/pi-coding-agent").exists()
+    root()
+        .join("tests/interop/node_modules/@earendil-works/pi-coding-agent")
+        .exists()
 }
 
 /// Require the oracle unless PI_SHAKE_SKIP_INTEROP is set (CI installs it with npm ci).
@@ -67,13 +69,16 @@ pub fn need_oracle() -> bool {
         eprintln!("skipping: tests/interop/node_modules missing and PI_SHAKE_SKIP_INTEROP set");
         return false;
     }
-    panic!("the pi oracle is not installed: run `npm ci` in tests/interop (or set PI_SHAKE_SKIP_INTEROP=1)");
+    panic!(
+        "the pi oracle is not installed: run `npm ci` in tests/interop (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
 }
 
 /// Run pi's own loader on `paths` (batch mode) with extra flags; one JSON object per path.
 pub fn oracle(paths: &[PathBuf], flags: &[&str]) -> Vec<Value> {
     let mut cmd = Command::new("node");
-    cmd.arg(root().join("tests/interop/project.mjs")).arg("--batch");
+    cmd.arg(root().join("tests/interop/project.mjs"))
+        .arg("--batch");
     for f in flags {
         cmd.arg(f);
     }
@@ -81,10 +86,24 @@ pub fn oracle(paths: &[PathBuf], flags: &[&str]) -> Vec<Value> {
         cmd.arg(p);
     }
     let out = cmd.output().expect("node");
-    assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "oracle failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    let v: Vec<Value> = text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(v.len(), paths.len(), "oracle answered {} of {}", v.len(), paths.len());
+    let v: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        v.len(),
+        paths.len(),
+        "oracle answered {} of {}",
+        v.len(),
+        paths.len()
+    );
     v
 }
 
@@ -97,7 +116,8 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
     }
 }
 

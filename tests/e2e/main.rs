@@ -2,4 +2,5 @@
 
 mod common;
 mod interop;
+mod hostile;
 mod shake;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::common::*;
 
@@ -14,7 +14,9 @@ fn contents(pi: &Value) -> BTreeMap<String, Vec<Value>> {
     let msgs = pi["messages"].as_array().unwrap();
     assert_eq!(rows.len(), msgs.len());
     for (r, msg) in rows.iter().zip(msgs) {
-        m.entry(r["entryId"].as_str().unwrap().to_string()).or_default().push(msg["content"].clone());
+        m.entry(r["entryId"].as_str().unwrap().to_string())
+            .or_default()
+            .push(msg["content"].clone());
     }
     m
 }
@@ -22,7 +24,11 @@ fn contents(pi: &Value) -> BTreeMap<String, Vec<Value>> {
 fn text_of(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(a) => a.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }
@@ -47,7 +53,11 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
     let d = pi_shake(&dargs);
     assert_eq!(d.code, 0, "{}", d.stderr);
     assert_eq!(bytes(&f), before_bytes, "dry-run changed bytes");
-    assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), mtime, "dry-run changed mtime");
+    assert_eq!(
+        std::fs::metadata(&f).unwrap().modified().unwrap(),
+        mtime,
+        "dry-run changed mtime"
+    );
 
     let mut sargs = vec!["shake", "--json"];
     sargs.extend_from_slice(args);
@@ -55,20 +65,44 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
     let r = pi_shake(&sargs);
     assert_eq!(r.code, 0, "shake failed: {}", r.stderr);
     let rep = r.json();
-    let folded: Vec<String> = rep["folds"].as_array().unwrap().iter().map(|x| x["entryId"].as_str().unwrap().to_string()).collect();
+    let folded: Vec<String> = rep["folds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["entryId"].as_str().unwrap().to_string())
+        .collect();
     let after_bytes = bytes(&f);
-    assert!(after_bytes.starts_with(&before_bytes), "old bytes must be a prefix");
+    assert!(
+        after_bytes.starts_with(&before_bytes),
+        "old bytes must be a prefix"
+    );
     if folded.is_empty() {
-        assert_eq!(after_bytes, before_bytes, "nothing to fold must append nothing");
+        assert_eq!(
+            after_bytes, before_bytes,
+            "nothing to fold must append nothing"
+        );
         return 0;
     }
     // dry-run agreed with shake.
-    assert_eq!(d.json()["folds"], rep["folds"], "dry-run and shake planned differently");
+    assert_eq!(
+        d.json()["folds"],
+        rep["folds"],
+        "dry-run and shake planned differently"
+    );
 
     let post = &oracle(&[f.clone()], &["--messages"])[0];
-    assert_eq!(post["ok"], json!(true), "pi failed on the shaken file: {}", post["error"]);
+    assert_eq!(
+        post["ok"],
+        json!(true),
+        "pi failed on the shaken file: {}",
+        post["error"]
+    );
     let (a, b) = (contents(pre), contents(post));
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "projected entries changed");
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "projected entries changed"
+    );
     for (id, ca) in &a {
         let cb = &b[id];
         if folded.contains(id) {
@@ -84,7 +118,10 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
     assert_eq!(st["contextTokens"], post["contextTokens"]);
     assert_eq!(st["projection"], post["projection"]);
     assert_eq!(st["wall"]["active"], json!(folded.len()));
-    assert_eq!(rep["contextTokensAfter"], post["contextTokens"], "predicted total after shake");
+    assert_eq!(
+        rep["contextTokensAfter"], post["contextTokens"],
+        "predicted total after shake"
+    );
 
     // A repeat shake appends nothing.
     let again = pi_shake(&sargs);
@@ -99,7 +136,10 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
     assert!(undone_bytes.starts_with(&after_bytes));
     let back = &oracle(&[f.clone()], &["--messages"])[0];
     assert_eq!(back["ok"], json!(true));
-    assert_eq!(back["messages"], pre["messages"], "undo did not restore pi's projection");
+    assert_eq!(
+        back["messages"], pre["messages"],
+        "undo did not restore pi's projection"
+    );
     let u2 = pi_shake(&["undo", fs]);
     assert_eq!(u2.code, 0);
     assert_eq!(bytes(&f), undone_bytes, "second undo appended bytes");
@@ -147,7 +187,15 @@ fn scopes_combine_then_undo_restores_everything() {
         let back = &oracle(&[f.clone()], &["--messages"])[0];
         assert_eq!(back["messages"], pre["messages"], "{name}");
         // After undo, shake folds again.
-        let r = pi_shake(&["shake", "--json", "--profile", "aggressive", "--scope", "all", fs]);
+        let r = pi_shake(&[
+            "shake",
+            "--json",
+            "--profile",
+            "aggressive",
+            "--scope",
+            "all",
+            fs,
+        ]);
         assert_eq!(r.code, 0, "{}", r.stderr);
         if name == "long-session.jsonl" {
             assert!(!r.json()["folds"].as_array().unwrap().is_empty());

@@ -1,0 +1,150 @@
+//! Hostile input: every broken and legacy fixture, plus cases made at run time. For each: no
+//! panic, no write when refusing (bytes identical), an error naming the file, and whatever is
+//! written still loads in real pi.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+fn cases(dir: &str) -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(root().join("sessions-fixtures").join(dir).join("cases.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn no_panic(r: &Run, what: &str) {
+    assert!(!r.stderr.contains("panicked"), "{what}: panic: {}", r.stderr);
+    assert!(matches!(r.code, 0 | 2 | 3 | 4 | 6), "{what}: unexpected exit {} ({})", r.code, r.stderr);
+}
+
+fn check_dir(dir: &str) -> usize {
+    let cases = cases(dir);
+    let mut written = Vec::new();
+    let mut n = 0;
+    for f in fixtures(dir) {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let case = &cases[&name];
+        let st = pi_shake(&["status", "--json", f.to_str().unwrap()]);
+        no_panic(&st, &name);
+        if st.code != 0 {
+            assert!(st.stderr.contains(&name), "{name}: error must name the file: {}", st.stderr);
+        }
+        let copy = copy_fixture(&f);
+        let before = std::fs::read(&copy).unwrap();
+        let r = pi_shake(&["shake", "--scope", "all", "--profile", "aggressive", "--tail", "0", copy.to_str().unwrap()]);
+        no_panic(&r, &name);
+        let after = std::fs::read(&copy).unwrap();
+        match case["shakeWrite"].as_str() {
+            Some("refuse") => {
+                assert_ne!(r.code, 0, "{name}: must refuse ({}), stdout {}", case["shakeReason"], r.stdout);
+                assert_eq!(before, after, "{name}: refused but the file changed");
+                assert!(r.stderr.contains(&name), "{name}: refusal must name the file: {}", r.stderr);
+            }
+            Some("allow") => {
+                assert_eq!(r.code, 0, "{name}: should be allowed: {}", r.stderr);
+                assert!(after.starts_with(&before[..before.len()]), "{name}: not append-only");
+                if after != before {
+                    written.push(copy.clone());
+                }
+            }
+            other => panic!("{name}: no shakeWrite in cases.json ({other:?})"),
+        }
+        n += 1;
+    }
+    if !written.is_empty() && need_oracle() {
+        for (p, v) in written.iter().zip(oracle(&written, &[])) {
+            assert_eq!(v["ok"], json!(true), "{}: pi cannot load what we wrote: {}", p.display(), v["error"]);
+        }
+    }
+    n
+}
+
+#[test]
+fn broken_fixtures_never_panic_and_refuse_as_documented() {
+    assert!(check_dir("broken") >= 30);
+}
+
+#[test]
+fn legacy_fixtures_are_read_but_never_written() {
+    assert!(check_dir("legacy") >= 5);
+}
+
+fn expect_bad(path: &Path, code: i32) {
+    for cmd in ["status", "shake", "undo"] {
+        let r = pi_shake(&[cmd, path.to_str().unwrap()]);
+        no_panic(&r, cmd);
+        assert_eq!(r.code, code, "{cmd} {}: {}", path.display(), r.stderr);
+        assert!(r.stderr.contains(&path.display().to_string()), "{cmd}: must name the file: {}", r.stderr);
+    }
+}
+
+#[test]
+fn directories_empty_files_and_fifos_are_refused() {
+    let d = temp_dir("hostile");
+    let dir = d.join("dir.jsonl");
+    std::fs::create_dir(&dir).unwrap();
+    expect_bad(&dir, 3);
+    let empty = d.join("empty.jsonl");
+    std::fs::write(&empty, b"").unwrap();
+    expect_bad(&empty, 3);
+    assert_eq!(std::fs::read(&empty).unwrap(), b"", "never write a header into an empty file");
+    let missing = d.join("missing.jsonl");
+    expect_bad(&missing, 3);
+    let fifo = d.join("fifo.jsonl");
+    if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        expect_bad(&fifo, 3);
+    }
+}
+
+#[test]
+fn unreadable_file_is_an_error_not_a_panic() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/thinking.jsonl"));
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::File::open(&f).is_ok() {
+        eprintln!("running as root: an unreadable file cannot be made; checking a read-only one instead");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let before = std::fs::read(&f).unwrap();
+        let r = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
+        no_panic(&r, "read-only");
+        // root may still write a 0444 file; either way it must be a clean outcome.
+        let after = std::fs::read(&f).unwrap();
+        assert!(after.starts_with(&before));
+        return;
+    }
+    expect_bad(&f, 3);
+}
+
+#[test]
+fn fifty_megabyte_single_line_is_handled() {
+    let d = temp_dir("big-line");
+    let f = d.join("big.jsonl");
+    let mut s = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"big\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/nowhere\"}\n");
+    s.push_str("{\"type\":\"message\",\"id\":\"aaaaaaaa\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"");
+    s.push_str(&"x".repeat(50 * 1024 * 1024));
+    s.push_str("\",\"timestamp\":1}}\n");
+    std::fs::write(&f, &s).unwrap();
+    let r = pi_shake(&["status", "--json", f.to_str().unwrap()]);
+    no_panic(&r, "50 MB line");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()["projection"][0]["tokens"], json!(13_107_200));
+}
+
+#[test]
+fn torn_tail_written_mid_append_is_refused_and_loadable() {
+    // A crash mid-write leaves a torn last line: pi skips it; pi-shake refuses to append after it.
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    let mut bytes = std::fs::read(&f).unwrap();
+    bytes.extend_from_slice(b"{\"type\":\"context_edit\",\"id\":\"deadbeef\",\"parentId\":");
+    std::fs::write(&f, &bytes).unwrap();
+    age(&f);
+    let r = pi_shake(&["shake", f.to_str().unwrap()]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("cut off"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&f).unwrap(), bytes);
+    if need_oracle() {
+        assert_eq!(oracle(&[f], &[])[0]["ok"], json!(true));
+    }
+}
