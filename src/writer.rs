@@ -123,6 +123,10 @@ impl Batch {
 
     fn base(&mut self, ty: &str) -> (Map<String, Value>, String) {
         let id = self.new_id();
+        self.base_with(ty, id)
+    }
+
+    fn base_with(&mut self, ty: &str, id: String) -> (Map<String, Value>, String) {
         let mut m = Map::new();
         m.insert("type".into(), Value::from(ty));
         m.insert("id".into(), Value::from(id.clone()));
@@ -137,9 +141,21 @@ impl Batch {
         (m, id)
     }
 
+    /// Reserve a fresh id for an entry appended later with [`Batch::context_edit_as`] (a log
+    /// entry written first can then name the overlays that follow it).
+    pub fn reserve_id(&mut self) -> String {
+        self.new_id()
+    }
+
     /// Append a `context_edit` (`replacement` is `null` or `{"content": …}`). Returns its id.
     pub fn context_edit(&mut self, target_id: &str, replacement: Value) -> String {
-        let (mut m, id) = self.base("context_edit");
+        let id = self.new_id();
+        self.context_edit_as(id, target_id, replacement)
+    }
+
+    /// [`Batch::context_edit`] with an id from [`Batch::reserve_id`].
+    pub fn context_edit_as(&mut self, id: String, target_id: &str, replacement: Value) -> String {
+        let (mut m, _) = self.base_with("context_edit", id.clone());
         m.insert("targetId".into(), Value::from(target_id));
         m.insert("replacement".into(), replacement);
         self.push(m, id)
@@ -205,7 +221,11 @@ pub fn check_writable(s: &Session, t: &Tree, proj: &crate::projection::Projectio
     let mut problems = s
         .blocking_problems()
         .chain(t.problems.iter().filter(|p| p.severity >= Severity::Unsafe))
-        .chain(proj.problems.iter().filter(|p| p.severity >= Severity::Unsafe));
+        .chain(
+            proj.problems
+                .iter()
+                .filter(|p| p.severity >= Severity::Unsafe),
+        );
     if let Some(p) = problems.next() {
         let line = p.line.map(|l| format!(":{l}")).unwrap_or_default();
         let hint = match p.code {
@@ -374,15 +394,23 @@ pub const RECENT_SECS: u64 = 5;
 
 /// Refuse when pi may be running on this session.
 fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
-    // A recent write by pi-shake itself (its log entry is the last line) is not pi at work.
-    let last_is_ours = t.leaf.is_some_and(|i| {
+    // A recent write by pi-shake itself (its log entry, then the overlays it names, end the
+    // file) is not pi at work.
+    let is_log = |j: usize| {
         matches!(
-            &s.entries[i].body,
+            &s.entries[j].body,
             crate::session::Body::Custom {
                 shake_data: Some(_),
                 ..
             }
         )
+    };
+    let last_is_ours = t.leaf.is_some_and(|i| {
+        let mut j = i;
+        while j > 0 && matches!(s.entries[j].body, crate::session::Body::ContextEdit { .. }) {
+            j -= 1;
+        }
+        is_log(j)
     });
     if let (false, Ok(m)) = (last_is_ours, meta.modified()) {
         if let Ok(age) = SystemTime::now().duration_since(m) {

@@ -191,10 +191,12 @@ fn append(
     scopes: &[Scope],
     force: bool,
 ) -> Result<writer::Written> {
+    // The log goes first and names the overlays that follow it: a write cut short can only
+    // lose overlays the log already lists (ignored as dangling), never leave unlisted ones.
     let mut batch = Batch::new(&l.session, &l.tree)?;
+    let edit_ids: Vec<String> = plan.folds.iter().map(|_| batch.reserve_id()).collect();
     let mut records = Vec::new();
-    for f in &plan.folds {
-        let edit = batch.context_edit(&f.target_id, json!({ "content": f.content }));
+    for (f, edit) in plan.folds.iter().zip(&edit_ids) {
         let base = f.base.map(|b| l.session.entries[b].id_str().to_string());
         for sf in &f.folds {
             records.push(FoldRecord {
@@ -225,7 +227,16 @@ fn append(
         tokens_after: plan.folds.iter().map(|f| f.tokens_after).sum(),
     };
     batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
-    writer::commit(&l.session, &l.tree, &l.projection, &batch, &WriteOptions { force })
+    for (f, edit) in plan.folds.iter().zip(edit_ids) {
+        batch.context_edit_as(edit, &f.target_id, json!({ "content": f.content }));
+    }
+    writer::commit(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &batch,
+        &WriteOptions { force },
+    )
 }
 
 /// Shake (or dry-run) one session.

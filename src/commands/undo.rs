@@ -46,18 +46,21 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
     };
     if !plan.restores.is_empty() {
         writer::check_writable(&l.session, &l.tree, &l.projection)?;
+        // Log first, overlays after (see shake): a cut-short write never leaves unlisted edits.
         let mut batch = Batch::new(&l.session, &l.tree)?;
-        let mut records = Vec::new();
-        for r in &plan.restores {
-            let edit = batch.context_edit(&r.target_id, r.replacement.clone());
-            records.push(RestoreRecord {
+        let edit_ids: Vec<String> = plan.restores.iter().map(|_| batch.reserve_id()).collect();
+        let records: Vec<RestoreRecord> = plan
+            .restores
+            .iter()
+            .zip(&edit_ids)
+            .map(|(r, edit)| RestoreRecord {
                 target: r.target_id.clone(),
-                edit,
+                edit: edit.clone(),
                 to: r.to.map(|b| l.session.entries[b].id_str().to_string()),
                 tokens_before: r.tokens_before,
                 tokens_after: r.tokens_after,
-            });
-        }
+            })
+            .collect();
         let log = ShakeLog {
             op: "undo".into(),
             tool: "pi-shake".into(),
@@ -73,7 +76,16 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
             restores: records,
         };
         batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
-        written = writer::commit(&l.session, &l.tree, &l.projection, &batch, &WriteOptions { force })?;
+        for (r, edit) in plan.restores.iter().zip(edit_ids) {
+            batch.context_edit_as(edit, &r.target_id, r.replacement.clone());
+        }
+        written = writer::commit(
+            &l.session,
+            &l.tree,
+            &l.projection,
+            &batch,
+            &WriteOptions { force },
+        )?;
     }
     let tokens: u64 = plan
         .restores

@@ -1,6 +1,7 @@
 //! The single integration-test binary: every test module is listed here.
 
 mod common;
-mod interop;
+mod faults;
 mod hostile;
+mod interop;
 mod shake;

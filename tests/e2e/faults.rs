@@ -1,0 +1,270 @@
+//! Faults: failing writes (after N bytes, ENOSPC, EIO), processes killed mid-run, concurrent
+//! runs. In every case the previous bytes are an exact prefix of the file and real pi loads it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use pi_shake::load::Loaded;
+use pi_shake::plan::fold::{self, FoldParams};
+use pi_shake::wall::Scope;
+use pi_shake::writer::{self, Batch, WriteOptions};
+use serde_json::json;
+
+use crate::common::*;
+
+/// Plan an aggressive elide shake of `f` into a batch.
+fn planned(l: &Loaded) -> Batch {
+    let params = FoldParams {
+        scopes: vec![Scope::Elide],
+        tail: 0,
+        block_min: 50,
+    };
+    let mut fetch = l.fetcher();
+    let plan = fold::plan(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &l.wall,
+        &params,
+        &mut fetch,
+    )
+    .unwrap();
+    assert!(!plan.folds.is_empty());
+    let mut b = Batch::new(&l.session, &l.tree).unwrap();
+    for f in &plan.folds {
+        b.context_edit(&f.target_id, json!({"content": f.content}));
+    }
+    b
+}
+
+fn fixture() -> PathBuf {
+    copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"))
+}
+
+fn inject(
+    f: &Path,
+    fault: &mut dyn FnMut(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
+) -> (Vec<u8>, anyhow::Result<writer::Written>) {
+    let before = std::fs::read(f).unwrap();
+    let l = Loaded::open(f).unwrap();
+    let b = planned(&l);
+    let r = writer::commit_with(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &b,
+        &WriteOptions { force: true },
+        fault,
+    );
+    (before, r)
+}
+
+#[test]
+fn failing_writes_leave_a_loadable_prefix() {
+    let mut files = Vec::new();
+    let faults: Vec<(
+        &str,
+        Box<dyn FnMut(&mut std::fs::File, &[u8]) -> std::io::Result<()>>,
+    )> = vec![
+        (
+            "enospc-before-any-byte",
+            Box::new(|_f, _b| Err(std::io::Error::from_raw_os_error(28))),
+        ),
+        (
+            "eio-before-any-byte",
+            Box::new(|_f, _b| Err(std::io::Error::from_raw_os_error(5))),
+        ),
+        (
+            "error-after-100-bytes",
+            Box::new(|f, b| {
+                f.write_all(&b[..100.min(b.len())])?;
+                Err(std::io::Error::from_raw_os_error(28))
+            }),
+        ),
+        (
+            "error-after-all-but-newline",
+            Box::new(|f, b| {
+                f.write_all(&b[..b.len() - 1])?;
+                Err(std::io::Error::from_raw_os_error(5))
+            }),
+        ),
+    ];
+    for (name, mut fault) in faults {
+        let f = fixture();
+        let (before, r) = inject(&f, &mut *fault);
+        let err = r.expect_err(name);
+        assert_eq!(
+            pi_shake::error::exit_code_of(&err),
+            pi_shake::error::ExitCode::Unsafe,
+            "{name}"
+        );
+        let after = std::fs::read(&f).unwrap();
+        assert!(
+            after.starts_with(&before),
+            "{name}: previous bytes must be a prefix"
+        );
+        if after.len() > before.len() {
+            age(&f);
+            let torn = serde_json::from_slice::<serde_json::Value>(&after[before.len()..]).is_err()
+                && !after.ends_with(b"\n");
+            let last_line_complete = {
+                let tail = &after[after.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1)..];
+                serde_json::from_slice::<serde_json::Value>(tail).is_ok()
+            };
+            let r2 = pi_shake(&["shake", f.to_str().unwrap()]);
+            if last_line_complete {
+                // A complete last line without its newline: completed, then appended after.
+                assert_eq!(r2.code, 0, "{name}: {}", r2.stderr);
+                assert!(std::fs::read(&f).unwrap().starts_with(&after));
+            } else {
+                // A torn line: pi-shake refuses until it is completed.
+                let _ = torn;
+                assert_eq!(r2.code, 4, "{name}: {}", r2.stderr);
+                assert_eq!(std::fs::read(&f).unwrap(), after);
+            }
+        }
+        files.push(f);
+    }
+    if need_oracle() {
+        for (v, f) in oracle(&files, &[]).iter().zip(&files) {
+            assert_eq!(v["ok"], json!(true), "{}: {}", f.display(), v["error"]);
+        }
+    }
+}
+
+#[test]
+fn changed_since_read_is_refused() {
+    let f = fixture();
+    let l = Loaded::open(&f).unwrap();
+    let b = planned(&l);
+    // Someone (pi) appends after we read.
+    let mut h = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
+    h.write_all(b"{\"type\":\"label\",\"id\":\"0badf00d\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"targetId\":\"x\",\"label\":\"\"}\n").unwrap();
+    drop(h);
+    let before = std::fs::read(&f).unwrap();
+    let err = writer::commit(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &b,
+        &WriteOptions { force: true },
+    )
+    .unwrap_err();
+    assert!(
+        format!("{err:#}").contains("changed since it was read"),
+        "{err:#}"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // Same size, different bytes.
+    let f = fixture();
+    let l = Loaded::open(&f).unwrap();
+    let b = planned(&l);
+    let mut bytes = std::fs::read(&f).unwrap();
+    let i = bytes.iter().position(|&c| c == b'"').unwrap();
+    bytes[i + 1] ^= 0x20;
+    std::fs::write(&f, &bytes).unwrap();
+    let err = writer::commit(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &b,
+        &WriteOptions { force: true },
+    )
+    .unwrap_err();
+    assert!(format!("{err:#}").contains("changed"), "{err:#}");
+    assert_eq!(std::fs::read(&f).unwrap(), bytes);
+}
+
+#[test]
+fn recent_modification_is_refused_without_force() {
+    let f = fixture();
+    // Touch it now: looks like pi is writing.
+    std::fs::File::options()
+        .append(true)
+        .open(&f)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let r = pi_shake(&["shake", f.to_str().unwrap()]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("pi may be running"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    let r = pi_shake(&["shake", "--force", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn concurrent_runs_serialise_on_the_lock() {
+    let f = fixture();
+    let before = std::fs::read(&f).unwrap();
+    let fs = f.to_str().unwrap().to_string();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let fs = fs.clone();
+            std::thread::spawn(move || {
+                pi_shake(&["shake", "--scope", "all", "--profile", "aggressive", &fs])
+            })
+        })
+        .collect();
+    let runs: Vec<Run> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let ok = runs.iter().filter(|r| r.code == 0).count();
+    assert!(
+        ok >= 1,
+        "{:?}",
+        runs.iter().map(|r| &r.stderr).collect::<Vec<_>>()
+    );
+    for r in &runs {
+        assert!(r.code == 0 || r.code == 4, "{}", r.stderr);
+    }
+    let after = std::fs::read(&f).unwrap();
+    assert!(after.starts_with(&before));
+    // Exactly one run folded; the others refused or found nothing new.
+    let l = Loaded::open(&f).unwrap();
+    assert_eq!(l.wall.logs.len(), 1, "one shake log expected");
+    assert!(
+        l.problems()
+            .iter()
+            .all(|p| p.severity < pi_shake::session::Severity::Unsafe)
+    );
+    if need_oracle() {
+        assert_eq!(oracle(&[f], &[])[0]["ok"], json!(true));
+    }
+}
+
+#[test]
+fn killed_mid_run_leaves_a_loadable_prefix() {
+    let mut files = Vec::new();
+    for i in 0..12u64 {
+        let f = fixture();
+        let before = std::fs::read(&f).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-shake"))
+            .args([
+                "shake",
+                "--scope",
+                "all",
+                "--profile",
+                "aggressive",
+                f.to_str().unwrap(),
+            ])
+            .env("PI_CODING_AGENT_DIR", root().join("target/test-agent-dir"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(i * 3));
+        let _ = child.kill();
+        let _ = child.wait();
+        let after = std::fs::read(&f).unwrap();
+        assert!(
+            after.starts_with(&before),
+            "kill #{i}: previous bytes must be a prefix"
+        );
+        files.push(f);
+    }
+    if need_oracle() {
+        for (v, f) in oracle(&files, &[]).iter().zip(&files) {
+            assert_eq!(v["ok"], json!(true), "{}: {}", f.display(), v["error"]);
+        }
+    }
+}
