@@ -1,12 +1,286 @@
-//! `pi-shake compact`: the Jev compaction design as a CLI (wired to `crate::compact`).
+//! `pi-shake compact`: the Jev compaction design as a CLI.
+//!
+//! read → index → project → wall → compact::prepare (cut point = pi's own, region read through
+//! pi-shake's folds) → score (offline heuristic by default; Jev, chat or replay when asked) →
+//! compact::finish → report → append one `compaction` entry (writer). `--dry-run` stops before
+//! the writer and, for network scorers, before the network: it shows the plan the heuristic
+//! would make and the number of requests the configured scorer would send.
 
 use anyhow::Result;
+use serde_json::{Value, json};
 
-use crate::cli::CompactArgs;
+use crate::cli::{CompactArgs, OnScorerError, ScorerArg};
+use crate::compact::{self, CompactOptions, CompactPlan, Outcome};
 use crate::error::{Fault, FaultKind};
+use crate::load::Loaded;
 use crate::output::Printer;
+use crate::report::thousands;
+use crate::score::chat::{ChatOptions, ChatScorer};
+use crate::score::jev::{JevOptions, SystemOne};
+use crate::score::offline::Heuristic;
+use crate::score::progress::BarProgress;
+use crate::score::replay::Replay;
+use crate::score::{Scorer, ScorerError};
+use crate::writer::{self, Batch, WriteOptions};
+
+fn scorer_fault(e: ScorerError) -> anyhow::Error {
+    Fault::new(FaultKind::Scorer, e.to_string())
+        .hint("nothing was written; retry, use another --scorer, or pass --on-scorer-error offline")
+        .into()
+}
+
+/// Build the scorer the flags ask for; `None` host for local scorers.
+fn build_scorer(args: &CompactArgs) -> Result<(Box<dyn Scorer>, Option<String>)> {
+    let timeout = std::time::Duration::from_secs(args.timeout.max(1));
+    Ok(match args.scorer {
+        ScorerArg::Offline => (Box::new(Heuristic), None),
+        ScorerArg::Replay => {
+            let Some(path) = &args.scores_in else {
+                return Err(
+                    Fault::new(FaultKind::Usage, "--scorer replay needs --scores-in FILE").into(),
+                );
+            };
+            (
+                Box::new(Replay::from_file(
+                    path,
+                    compact::TEMPLATE,
+                    args.scores_in_lax,
+                )?),
+                None,
+            )
+        }
+        ScorerArg::Jev => {
+            let opts = JevOptions {
+                url: args.jev_url.clone(),
+                model: args.jev_model.clone(),
+                concurrency: args.concurrency.max(1),
+                request_timeout: timeout,
+                allow_insecure_http: args.allow_insecure_http,
+                ..JevOptions::default()
+            };
+            let s = SystemOne::new(opts).map_err(scorer_fault)?;
+            let host = s.receiving_host();
+            (Box::new(s), Some(host))
+        }
+        ScorerArg::Chat => {
+            let Some(model) = args.chat_model.clone() else {
+                return Err(
+                    Fault::new(FaultKind::Usage, "--scorer chat needs --chat-model NAME").into(),
+                );
+            };
+            let opts = ChatOptions {
+                url: args.chat_url.clone(),
+                model,
+                concurrency: args.concurrency.max(1),
+                request_timeout: timeout,
+                allow_insecure_http: args.allow_insecure_http,
+                ..ChatOptions::default()
+            };
+            let s = ChatScorer::new(opts).map_err(scorer_fault)?;
+            let host = s.receiving_host();
+            (Box::new(s), Some(host))
+        }
+    })
+}
+
+/// The human report.
+fn render(plan: &CompactPlan, dry: bool, path: &str) -> String {
+    let c = &plan.counts;
+    let z = &plan.sizes;
+    let pre = if dry { "[dry-run] · " } else { "" };
+    let mut o = format!(
+        "{pre}Compacted {} pairs: {} kept, {} stubbed, {} dropped, {} pinned ({} user messages kept). Scorer: {}.\n",
+        c.pairs, c.kept, c.stubbed, c.dropped, c.pinned, c.user_messages, plan.scorer
+    );
+    o.push_str(&format!(
+        "{pre}Pruned region ~{} → ~{} tokens; context ~{} → ~{} tokens; keeps from {}{}.\n",
+        thousands(z.region_before),
+        thousands(z.region_after),
+        thousands(z.context_estimate_before),
+        thousands(z.context_after),
+        plan.cut.first_kept_id,
+        if plan.cut.is_split_turn {
+            " (split turn)"
+        } else {
+            ""
+        }
+    ));
+    o.push_str(&format!(
+        "{pre}State ~{} tokens; {} batch(es); {} request(s) to the scorer.\n",
+        thousands(z.state_tokens),
+        plan.batches,
+        plan.planned_requests
+    ));
+    for w in &plan.warnings {
+        o.push_str(&format!("{pre}warning: {w}\n"));
+    }
+    let _ = path;
+    o
+}
 
 /// Run `compact`.
-pub fn run(_args: &CompactArgs, _printer: &Printer) -> Result<()> {
-    Err(Fault::new(FaultKind::Usage, "compact is being wired in").into())
+pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
+    let paths = crate::settings::resolve_sessions(&args.sessions, &args.find, false)?;
+    let [path] = paths.as_slice() else {
+        return Err(Fault::new(FaultKind::Usage, "compact works on one session at a time").into());
+    };
+    let l = Loaded::open(path)?;
+    if !args.dry_run {
+        writer::check_writable(&l.session, &l.tree, &l.projection)?;
+    }
+    let model_key = last_model(&l);
+    let keep = match args.keep_recent_tokens {
+        Some(k) => k,
+        None => crate::settings::keep_recent_tokens(
+            l.session.header.cwd.as_deref(),
+            model_key.as_deref(),
+        )?,
+    };
+    let opts = CompactOptions {
+        keep_recent_tokens: keep,
+        threshold: args.threshold,
+        on_scorer_error_offline: args.on_scorer_error == OnScorerError::Offline,
+        ..CompactOptions::default()
+    };
+    let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
+    // A dry run needs no key: when the network scorer cannot be built, requests are counted
+    // from the packing alone.
+    let built = match build_scorer(args) {
+        Ok(b) => Some(b),
+        Err(_) if args.dry_run && network => None,
+        Err(e) => return Err(e),
+    };
+    let host = built.as_ref().and_then(|(_, h)| h.clone());
+    let mut fetch = l.fetcher();
+    let plan = if args.dry_run && network {
+        // A dry run never sends session content: heuristic scores, the real request count.
+        let prep = match compact::prepare(
+            &l.session,
+            &l.tree,
+            &l.projection,
+            Some(&l.wall),
+            &opts,
+            &mut fetch,
+        )? {
+            Outcome::Ready(p) => *p,
+            other => return nothing(other, printer, path),
+        };
+        let (name, planned) = match &built {
+            Some((sc, _)) => (sc.name(), sc.planned_requests(&prep.request)),
+            None => (
+                format!("{:?}", args.scorer).to_lowercase(),
+                compact::count_batches(&prep.request, opts.request_budget),
+            ),
+        };
+        let h = Heuristic;
+        let scores = h
+            .score(&prep.request, &crate::score::NoProgress)
+            .map_err(scorer_fault)?;
+        let signals = Some(h.explain(&prep.request));
+        compact::finish(
+            prep,
+            format!("{name} (dry-run: scored by {})", h.name()),
+            planned,
+            scores,
+            signals,
+        )?
+    } else {
+        let Some((scorer, _)) = &built else {
+            return Err(Fault::new(FaultKind::Usage, "no scorer").into());
+        };
+        if let Some(h) = &host {
+            printer.note(&format!(
+                "compact: sending session content to {h} for scoring"
+            ));
+        }
+        let progress = BarProgress::new(network && printer.progress_enabled());
+        let out = compact::plan(
+            &l.session,
+            &l.tree,
+            &l.projection,
+            Some(&l.wall),
+            &opts,
+            scorer.as_ref(),
+            &progress,
+            &mut fetch,
+        );
+        let out = match out {
+            Ok(o) => o,
+            Err(e) => match e.downcast::<ScorerError>() {
+                Ok(se) => return Err(scorer_fault(se)),
+                Err(e) => return Err(e),
+            },
+        };
+        match out {
+            Outcome::Ready(p) => *p,
+            other => return nothing(other, printer, path),
+        }
+    };
+    if let Some(out) = &args.scores_out {
+        crate::score::replay::write_scores(out, compact::TEMPLATE, &plan.request, &plan.scores)?;
+    }
+    let mut written = writer::Written {
+        bytes: 0,
+        entries: 0,
+    };
+    let mut entry_id = None;
+    if !args.dry_run {
+        let mut batch = Batch::new(&l.session, &l.tree)?;
+        entry_id = Some(compact::append(&plan, &mut batch));
+        written = writer::commit(
+            &l.session,
+            &l.tree,
+            &l.projection,
+            &batch,
+            &WriteOptions { force: args.force },
+        )?;
+    }
+    printer.out(&render(&plan, args.dry_run, &path.display().to_string()));
+    let mut doc = serde_json::to_value(plan.report())?;
+    if let Some(o) = doc.as_object_mut() {
+        o.insert("schemaVersion".into(), json!(1));
+        o.insert("path".into(), json!(path.display().to_string()));
+        o.insert("dryRun".into(), json!(args.dry_run));
+        o.insert(
+            "entryId".into(),
+            entry_id.map(Value::from).unwrap_or(Value::Null),
+        );
+        o.insert("writtenBytes".into(), json!(written.bytes));
+        o.insert(
+            "receivingHost".into(),
+            host.map(Value::from).unwrap_or(Value::Null),
+        );
+    }
+    printer.json_doc(&doc);
+    Ok(())
+}
+
+fn nothing<T>(o: Outcome<T>, printer: &Printer, path: &std::path::Path) -> Result<()> {
+    let why = match o {
+        Outcome::AlreadyCompacted => "already compacted (the last entry is a compaction)",
+        _ => "nothing to compact (the branch holds less than the recent tokens to keep)",
+    };
+    printer.out(&format!("Nothing to compact: {why}."));
+    printer.json_doc(&json!({"schemaVersion": 1, "path": path.display().to_string(), "compacted": false, "reason": why}));
+    Ok(())
+}
+
+/// `provider/modelId` of the branch's current model (for per-model compaction settings).
+fn last_model(l: &Loaded) -> Option<String> {
+    let mut m = None;
+    for &i in &l.tree.path {
+        match &l.session.entries[i].body {
+            crate::session::Body::ModelChange {
+                provider: Some(p),
+                model_id: Some(id),
+            } => m = Some(format!("{p}/{id}")),
+            crate::session::Body::Message(msg) if msg.role_name == "assistant" => {
+                if let (Some(p), Some(id)) = (&msg.provider, &msg.model) {
+                    m = Some(format!("{p}/{id}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    m
 }

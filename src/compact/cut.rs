@@ -74,13 +74,22 @@ fn intrinsically_visible(s: &Session, pe: &PEntry) -> bool {
         Body::ContextEdit { .. } => false,
         Body::Message(_) | Body::CustomMessage { .. } | Body::Compaction { .. } => true,
         Body::BranchSummary { summary_truthy, .. } => *summary_truthy,
-        Body::Odd(ty) => matches!(ty.as_str(), "message" | "custom_message" | "compaction" | "branch_summary"),
+        Body::Odd(ty) => matches!(
+            ty.as_str(),
+            "message" | "custom_message" | "compaction" | "branch_summary"
+        ),
         _ => false,
     }
 }
 
 /// pi's `findProjectedCutPoint`: (first kept position, turn start or -1, split).
-fn find_projected_cut_point(s: &Session, e: &[PEntry], start: usize, end: usize, keep: u64) -> (usize, Option<usize>, bool) {
+fn find_projected_cut_point(
+    s: &Session,
+    e: &[PEntry],
+    start: usize,
+    end: usize,
+    keep: u64,
+) -> (usize, Option<usize>, bool) {
     let cuts: Vec<usize> = (start..end)
         .filter(|&i| !is_compaction(s, &e[i]) && e[i].messages.iter().any(|m| cut_role(&m.role)))
         .collect();
@@ -98,12 +107,20 @@ fn find_projected_cut_point(s: &Session, e: &[PEntry], start: usize, end: usize,
         acc += t;
         if acc >= keep {
             exceeded = true;
-            cut = cuts.iter().copied().find(|&c| c >= i).unwrap_or(cuts[cuts.len() - 1]);
+            cut = cuts
+                .iter()
+                .copied()
+                .find(|&c| c >= i)
+                .unwrap_or(cuts[cuts.len() - 1]);
             break;
         }
     }
     // Recovery-omission nudge.
-    let suffix = if cut + 1 < end { &e[cut + 1..end] } else { &e[end..end] };
+    let suffix = if cut + 1 < end {
+        &e[cut + 1..end]
+    } else {
+        &e[end..end]
+    };
     let omitted = |pe: &PEntry| intrinsically_visible(s, pe) && pe.messages.is_empty();
     let omitted_ids: Vec<&crate::session::Key> = suffix
         .iter()
@@ -111,15 +128,22 @@ fn find_projected_cut_point(s: &Session, e: &[PEntry], start: usize, end: usize,
         .filter_map(|pe| s.entries[pe.idx].id.as_ref())
         .collect();
     let external_replacement = suffix.iter().any(|pe| match &s.entries[pe.idx].body {
-        Body::ContextEdit { replacement, target } => {
-            !matches!(replacement, Replacement::Omit) && !target.as_ref().is_some_and(|t| omitted_ids.contains(&t))
+        Body::ContextEdit {
+            replacement,
+            target,
+        } => {
+            !matches!(replacement, Replacement::Omit)
+                && !target.as_ref().is_some_and(|t| omitted_ids.contains(&t))
         }
         _ => false,
     });
     let recovery = exceeded
         && !external_replacement
         && suffix.iter().any(|pe| {
-            s.entries[pe.idx].msg().is_some_and(|m| m.role_name == "assistant") && omitted(pe)
+            s.entries[pe.idx]
+                .msg()
+                .is_some_and(|m| m.role_name == "assistant")
+                && omitted(pe)
         })
         && suffix
             .iter()
@@ -138,7 +162,9 @@ fn find_projected_cut_point(s: &Session, e: &[PEntry], start: usize, end: usize,
     let turn_start = if starts_turn {
         None
     } else {
-        (start..=cut.min(e.len().saturating_sub(1))).rev().find(|&i| i < e.len() && is_turn_start(s, &e[i]))
+        (start..=cut.min(e.len().saturating_sub(1)))
+            .rev()
+            .find(|&i| i < e.len() && is_turn_start(s, &e[i]))
     };
     let split = !starts_turn && turn_start.is_some();
     (cut, turn_start, split)
@@ -146,11 +172,16 @@ fn find_projected_cut_point(s: &Session, e: &[PEntry], start: usize, end: usize,
 
 /// pi's `prepareCompaction(branch, {keepRecentTokens})`, decided on the projection.
 pub fn prepare(s: &Session, t: &Tree, p: &Projection, keep_recent_tokens: u64) -> CutOutcome {
-    if t.path.last().is_some_and(|&i| matches!(s.entries[i].body, Body::Compaction { .. })) {
+    if t.path
+        .last()
+        .is_some_and(|&i| matches!(s.entries[i].body, Body::Compaction { .. }))
+    {
         return CutOutcome::AlreadyCompacted;
     }
     let e = &p.entries;
-    let previous = e.iter().position(|pe| is_compaction(s, pe) && !pe.messages.is_empty());
+    let previous = e
+        .iter()
+        .position(|pe| is_compaction(s, pe) && !pe.messages.is_empty());
     let start = previous.map_or(0, |i| i + 1);
     let end = e.len();
     let (cut, turn_start, split) = find_projected_cut_point(s, e, start, end, keep_recent_tokens);
@@ -160,11 +191,20 @@ pub fn prepare(s: &Session, t: &Tree, p: &Projection, keep_recent_tokens: u64) -
     let Some(id) = s.entries[first_kept.idx].id.as_ref().filter(|k| k.truthy()) else {
         return CutOutcome::NothingToCompact;
     };
-    let history_end = if split { turn_start.unwrap_or(cut) } else { cut };
-    let has_messages = |r: std::ops::Range<usize>| {
-        e[r].iter().any(|pe| !is_compaction(s, pe) && pe.messages.iter().any(|m| m.role != "system"))
+    let history_end = if split {
+        turn_start.unwrap_or(cut)
+    } else {
+        cut
     };
-    let prefix = if split { turn_start.unwrap_or(cut)..cut } else { cut..cut };
+    let has_messages = |r: std::ops::Range<usize>| {
+        e[r].iter()
+            .any(|pe| !is_compaction(s, pe) && pe.messages.iter().any(|m| m.role != "system"))
+    };
+    let prefix = if split {
+        turn_start.unwrap_or(cut)..cut
+    } else {
+        cut..cut
+    };
     if !has_messages(start..history_end.max(start)) && !has_messages(prefix) {
         return CutOutcome::NothingToCompact;
     }

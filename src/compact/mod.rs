@@ -1,3 +1,740 @@
-//! `compact`: the pi-compact-jev design as a planner (pure apart from reading the workspace).
+//! `compact`: the pi-compact-jev design (seeds/004) as a planner.
+//!
+//! pi still cuts where it would ([`cut::prepare`], a port of `prepareCompaction` +
+//! `findProjectedCutPoint`); this module only rewrites what pi would summarize — the region
+//! before `firstKeptEntryId`, split-turn prefix included — in the design's order:
+//!
+//! 1. keep-windows on user/assistant text ([`text::keep_window`]);
+//! 2. pins: unresolved errors (same-key rule), git mutations, edit/write, images, the last skill
+//!    load ([`region::pins`]);
+//! 3. pairing of `toolCall` blocks with `toolResult`s by id; unpaired calls are not scored;
+//! 4. the scorer is asked about unpinned pairs only, with one shared state ([`state`]) and two
+//!    questions per pair ([`questions`]);
+//! 5. useful → full: drop / keep verbatim / stub (25% head + 25% tail, each ≤ 2,500 chars);
+//! 6. the survivors are rendered as one markdown summary ([`render`]) with the previous
+//!    compaction's summary flattened under it.
+//!
+//! [`plan`] is pure apart from `fetch` (re-reading entry lines) and the workspace read;
+//! [`append`] adds the `compaction` entry to a [`Batch`].
+
+pub mod cut;
 mod estimate;
+pub mod questions;
+pub mod region;
+pub mod render;
+pub mod report;
+pub mod state;
+pub mod text;
+
+#[cfg(test)]
+mod tests;
+
+use anyhow::Result;
+use serde_json::{Map, Value, json};
+
+pub use cut::{Cut, CutOutcome};
 pub use estimate::estimate_request_tokens;
+pub use questions::TEMPLATE;
+pub use region::{Pin, normalised_args, same_key};
+pub use report::{Action, Counts, PairReport, PlanReport, Sizes};
+
+use crate::projection::{Overlays, Projection, materialize};
+use crate::score::offline::{self, Heuristic, Signals};
+use crate::score::{PairData, PairScore, Progress, ScoreRequest, Scorer, ScorerError};
+use crate::session::Session;
+use crate::tree::Tree;
+use crate::wall::Wall;
+use crate::writer::Batch;
+use region::{Kind, Pair, RMsg};
+
+/// `pi-shake <version>`, the pruner named in `details`.
+pub fn pruner() -> String {
+    format!("pi-shake {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Knobs of a compaction; [`Default`] holds the design's numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactOptions {
+    /// pi's `keepRecentTokens` (settings / `--keep-recent-tokens`).
+    pub keep_recent_tokens: u64,
+    /// Threshold for both scores, inclusive.
+    pub threshold: f64,
+    /// User/assistant text up to this many chars is kept whole.
+    pub text_whole: usize,
+    /// Otherwise about this many chars of whole lines are kept at each end.
+    pub text_window: usize,
+    /// Stub: this fraction of the dump at each end…
+    pub stub_fraction: f64,
+    /// …each capped at this many chars.
+    pub stub_cap: usize,
+    /// Git mutation output head.
+    pub git_head: usize,
+    /// Edit old/new text heads.
+    pub edit_head: usize,
+    /// Write bodies up to this size are kept.
+    pub write_body_max: usize,
+    /// State budget (estimated tokens).
+    pub state_budget: u64,
+    /// Whole-request budget (estimated tokens), before the 5% margin.
+    pub request_budget: u64,
+    /// Read the workspace (directories, README) from the session's cwd.
+    pub read_workspace: bool,
+    /// On a scorer failure, score the missing pairs with the offline heuristic instead of failing.
+    pub on_scorer_error_offline: bool,
+}
+
+impl Default for CompactOptions {
+    fn default() -> CompactOptions {
+        CompactOptions {
+            keep_recent_tokens: 20_000,
+            threshold: 0.5,
+            text_whole: 2_000,
+            text_window: 1_000,
+            stub_fraction: 0.25,
+            stub_cap: 2_500,
+            git_head: 600,
+            edit_head: 300,
+            write_body_max: 2_000,
+            state_budget: 28_000,
+            request_budget: 64_000,
+            read_workspace: true,
+            on_scorer_error_offline: false,
+        }
+    }
+}
+
+/// The result of planning.
+#[derive(Debug)]
+pub enum Outcome<T> {
+    Ready(Box<T>),
+    /// The last entry on the path is already a compaction (pi: "Already compacted").
+    AlreadyCompacted,
+    /// pi would find nothing to compact (the span is under `keepRecentTokens`).
+    NothingToCompact,
+}
+
+/// Everything before scoring: the cut, the region, the pins, the state and the questions.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub cut: Cut,
+    pub options: CompactOptions,
+    /// The scorer request (state + probes for the unpinned pairs).
+    pub request: ScoreRequest,
+    /// `fitState`'s result.
+    pub state_caps: state::Caps,
+    pub state_fit_steps: usize,
+    /// The previous compaction's summary (flattened under ours, not scored).
+    pub previous_summary: Option<String>,
+    /// The replayed system message (timestamp set by [`append`]).
+    pub system_message: Option<Value>,
+    msgs: Vec<RMsg>,
+    pairs: Vec<Pair>,
+    pins: Vec<Option<Pin>>,
+    region_tokens: u64,
+    kept_tokens: u64,
+    system_tokens: u64,
+    user_messages: usize,
+}
+
+/// A finished plan: what [`append`] writes and what a report shows.
+#[derive(Clone, Debug)]
+pub struct CompactPlan {
+    pub cut: Cut,
+    pub scorer: String,
+    pub summary: String,
+    pub system_message: Option<Value>,
+    pub pairs: Vec<PairReport>,
+    pub counts: Counts,
+    pub sizes: Sizes,
+    pub batches: usize,
+    pub planned_requests: usize,
+    pub state_caps: state::Caps,
+    pub state_fit_steps: usize,
+    pub threshold: f64,
+    /// The request the scorer answered (for `--scores-out`).
+    pub request: ScoreRequest,
+    /// The scores used, in probe order.
+    pub scores: Vec<PairScore>,
+    pub warnings: Vec<String>,
+}
+
+impl CompactPlan {
+    /// The `compact --dry-run --json` plan.
+    pub fn report(&self) -> PlanReport {
+        PlanReport {
+            first_kept_entry_id: self.cut.first_kept_id.clone(),
+            is_split_turn: self.cut.is_split_turn,
+            keep_recent_tokens: self.cut.keep_recent_tokens,
+            scorer: self.scorer.clone(),
+            template: TEMPLATE.to_string(),
+            threshold: self.threshold,
+            counts: self.counts,
+            sizes: self.sizes,
+            batches: self.batches,
+            planned_requests: self.planned_requests,
+            state_fit_steps: self.state_fit_steps,
+            state_caps: self.state_caps,
+            pairs: self.pairs.clone(),
+            warnings: self.warnings.clone(),
+        }
+    }
+
+    /// The compaction entry's `details`.
+    pub fn details(&self) -> Value {
+        json!({
+            "pruner": pruner(),
+            "scorer": self.scorer,
+            "template": TEMPLATE,
+            "threshold": self.threshold,
+            "keepRecentTokens": self.cut.keep_recent_tokens,
+            "isSplitTurn": self.cut.is_split_turn,
+            "counts": self.counts,
+            "tokens": {
+                "regionBefore": self.sizes.region_before,
+                "regionAfter": self.sizes.region_after,
+                "contextBefore": self.sizes.context_before,
+                "contextAfter": self.sizes.context_after,
+            },
+            "pairs": self.pairs,
+        })
+    }
+}
+
+/// Re-reads entry `i`'s JSON (e.g. `&mut |i| session.read_value(i)`).
+pub type Fetch<'a> = &'a mut dyn FnMut(usize) -> Result<Value>;
+
+/// pi-ai's `getCurrentSystemMessage` over materialized messages (system ones only are read).
+pub fn replay_system_message(msgs: &[Value]) -> Option<Value> {
+    let mut content: Vec<String> = Vec::new();
+    let mut sections: Vec<(String, Value)> = Vec::new();
+    let mut tools: Vec<(String, Value)> = Vec::new();
+    let mut timestamp: Option<Value> = None;
+    for m in msgs
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("system"))
+    {
+        if timestamp.is_none() {
+            timestamp = m.get("timestamp").filter(|t| !t.is_null()).cloned();
+        }
+        let text = match m.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| {
+                    b.get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        if !text.is_empty() {
+            content.push(text);
+        }
+        if let Some(Value::Object(secs)) = m.get("sections") {
+            for (k, v) in secs {
+                if v.is_null() {
+                    sections.retain(|(n, _)| n != k);
+                } else if let Some(slot) = sections.iter_mut().find(|(n, _)| n == k) {
+                    slot.1 = v.clone();
+                } else {
+                    sections.push((k.clone(), v.clone()));
+                }
+            }
+        }
+        if let Some(Value::Array(removed)) = m.get("toolsRemoved") {
+            for t in removed {
+                let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+                tools.retain(|(n, _)| n != name);
+            }
+        }
+        if let Some(Value::Array(added)) = m.get("toolsAdded") {
+            for t in added {
+                let name = t
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if let Some(slot) = tools.iter_mut().find(|(n, _)| *n == name) {
+                    slot.1 = t.clone();
+                } else {
+                    tools.push((name, t.clone()));
+                }
+            }
+        }
+    }
+    if timestamp.is_none() && tools.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("role".into(), json!("system"));
+    out.insert("content".into(), Value::String(content.join("\n\n")));
+    if !sections.is_empty() {
+        out.insert(
+            "sections".into(),
+            Value::Object(sections.into_iter().collect()),
+        );
+    }
+    if !tools.is_empty() {
+        out.insert(
+            "toolsAdded".into(),
+            Value::Array(tools.into_iter().map(|(_, t)| t).collect()),
+        );
+    }
+    out.insert("timestamp".into(), timestamp.unwrap_or(json!(0)));
+    Some(Value::Object(out))
+}
+
+fn entry_id(s: &Session, idx: usize) -> String {
+    s.entries[idx]
+        .id
+        .as_ref()
+        .map(|k| k.display().to_string())
+        .unwrap_or_default()
+}
+
+/// Materialize positions `range` (read through pi-shake's folds) into region messages.
+fn read_messages(
+    s: &Session,
+    p: &Projection,
+    wall: Option<&Wall>,
+    range: std::ops::Range<usize>,
+    fetch: Fetch<'_>,
+) -> Result<Vec<RMsg>> {
+    let mut out = Vec::new();
+    for pos in range {
+        let idx = p.entries[pos].idx;
+        if matches!(s.entries[idx].body, crate::session::Body::Compaction { .. }) {
+            continue;
+        }
+        let id = entry_id(s, idx);
+        for m in materialize(s, p, wall, Overlays::ThroughShake, pos, fetch)? {
+            if let Some(rm) = region::parse_message(pos, &id, &m) {
+                out.push(rm);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Plain text of messages (for the offline scorer's kept context).
+fn plain_text(msgs: &[RMsg]) -> String {
+    let mut out = Vec::new();
+    for m in msgs {
+        match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } => out.push(region::text_of(b)),
+            Kind::Assistant(b) => {
+                out.push(region::text_of(b));
+                for blk in b {
+                    if let region::Block::ToolCall { name, args, .. } = blk {
+                        out.push(format!("{name} {args}"));
+                    }
+                }
+            }
+            Kind::ToolResult { blocks, .. } => out.push(region::text_of(blocks)),
+            Kind::Bash {
+                command, output, ..
+            } => out.push(format!("{command}\n{output}")),
+            Kind::BranchSummary(s) => out.push(s.clone()),
+            Kind::Other(_) => {}
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out.join("\n")
+}
+
+/// Steps 1–4 up to the scorer: cut, region, pins, pairs, state, questions.
+pub fn prepare(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    wall: Option<&Wall>,
+    opts: &CompactOptions,
+    fetch: Fetch<'_>,
+) -> Result<Outcome<Prepared>> {
+    let cut = match cut::prepare(s, t, p, opts.keep_recent_tokens) {
+        CutOutcome::Cut(c) => c,
+        CutOutcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
+        CutOutcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
+    };
+    let region = cut.region();
+    let end = p.entries.len();
+    let msgs = read_messages(s, p, wall, region.clone(), fetch)?;
+    let kept = read_messages(s, p, wall, cut.first_kept_pos..end, fetch)?;
+    let previous_summary = match cut.previous {
+        Some(pos) => fetch(p.entries[pos].idx)?
+            .get("summary")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        None => None,
+    };
+    // System messages, as projected (pi replays them into the entry).
+    let mut sys_msgs = Vec::new();
+    for (pos, pe) in p.entries.iter().enumerate() {
+        if pe.messages.iter().any(|m| m.role == "system") {
+            sys_msgs.extend(materialize(s, p, wall, Overlays::AsProjected, pos, fetch)?);
+        }
+    }
+    let system_message = replay_system_message(&sys_msgs);
+    let non_system = |r: std::ops::Range<usize>| -> u64 {
+        p.entries[r]
+            .iter()
+            .filter(|pe| {
+                !matches!(
+                    s.entries[pe.idx].body,
+                    crate::session::Body::Compaction { .. }
+                )
+            })
+            .flat_map(|pe| pe.messages.iter())
+            .filter(|m| m.role != "system")
+            .map(|m| m.tokens0())
+            .sum()
+    };
+    let region_tokens = non_system(region.clone());
+    let kept_tokens = non_system(cut.first_kept_pos..end);
+    let system_tokens = crate::projection::replay_system_tokens(s, p);
+
+    // Steps 2–3: pairs and pins.
+    let pairs = region::pair_up(&msgs);
+    let later = region::pair_up(&kept);
+    let pins = region::pins(&pairs, &later);
+    let user_messages = msgs
+        .iter()
+        .filter(|m| matches!(m.kind, Kind::User(_)))
+        .count();
+
+    // State.
+    let mut all = msgs.clone();
+    all.extend(kept.iter().cloned());
+    let exchanges = region::exchanges(&all);
+    let workspace = match (&s.header.cwd, opts.read_workspace) {
+        (Some(cwd), true) => state::read_workspace(cwd),
+        (Some(cwd), false) => state::Workspace {
+            name: std::path::Path::new(cwd)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ..Default::default()
+        },
+        (None, _) => state::Workspace::default(),
+    };
+    let inputs = state::StateInputs {
+        workspace,
+        first: exchanges.first().cloned(),
+        all: exchanges.clone(),
+        carried: previous_summary.clone(),
+    };
+    let fitted = state::fit(&inputs, opts.state_budget);
+
+    // Questions for the unpinned, paired pairs.
+    let mut probes = Vec::new();
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some() || pair.result_msg.is_none() {
+            continue;
+        }
+        probes.push(questions::probe(PairData {
+            pair_id: pair.id(),
+            index: i,
+            count: pairs.len(),
+            tool: pair.tool.clone(),
+            args: pair.args.clone(),
+            output: pair.output.clone(),
+            is_error: pair.is_error,
+            call_entry: msgs[pair.call_msg].entry_id.clone(),
+            result_entry: pair
+                .result_msg
+                .map(|j| msgs[j].entry_id.clone())
+                .unwrap_or_default(),
+        }));
+    }
+    // Kept context: state parts, the region's own words, pinned pairs, the kept tail.
+    let mut kept_context = Vec::new();
+    if let Some(f) = &fitted.state.first {
+        kept_context.push(format!("{}\n{}", f.user, f.assistant));
+    }
+    for x in &fitted.state.recent {
+        kept_context.push(format!("{}\n{}", x.user, x.assistant));
+    }
+    if let Some(c) = &fitted.state.carried {
+        kept_context.push(c.clone());
+    }
+    let words: Vec<RMsg> = msgs
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.kind,
+                Kind::User(_) | Kind::Assistant(_) | Kind::Custom { .. }
+            )
+        })
+        .cloned()
+        .map(|mut m| {
+            if let Kind::Assistant(b) = &mut m.kind {
+                b.retain(|x| matches!(x, region::Block::Text(_)));
+            }
+            m
+        })
+        .collect();
+    kept_context.push(plain_text(&words));
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some() {
+            kept_context.push(format!(
+                "{} {}\n{}",
+                pair.tool,
+                pair.args,
+                text::head(&pair.output, 2_000)
+            ));
+        }
+    }
+    kept_context.push(plain_text(&kept));
+    kept_context.retain(|k| !k.is_empty());
+    let request = ScoreRequest {
+        state_json: fitted.json.clone(),
+        state_tokens: fitted.tokens,
+        probes,
+        kept_context,
+    };
+    Ok(Outcome::Ready(Box::new(Prepared {
+        cut,
+        options: opts.clone(),
+        request,
+        state_caps: fitted.caps,
+        state_fit_steps: fitted.steps,
+        previous_summary,
+        system_message,
+        msgs,
+        pairs,
+        pins,
+        region_tokens,
+        kept_tokens,
+        system_tokens,
+        user_messages,
+    })))
+}
+
+/// Batches a Jev run would send: [`crate::score::batch::pack`] with the default limits and
+/// `request_budget` as the whole-request limit (before the 5% margin).
+pub fn count_batches(req: &ScoreRequest, request_budget: u64) -> usize {
+    let limits = crate::score::batch::Limits {
+        request_max: request_budget,
+        ..Default::default()
+    };
+    crate::score::batch::pack(req, &limits).len()
+}
+
+/// Steps 5–6: scores → actions, render, sizes.
+pub fn finish(
+    prep: Prepared,
+    scorer: String,
+    planned_requests: usize,
+    scores: Vec<PairScore>,
+    signals: Option<Vec<Signals>>,
+) -> Result<CompactPlan> {
+    let o = &prep.options;
+    let mut reports = Vec::with_capacity(prep.pairs.len());
+    let mut actions = Vec::with_capacity(prep.pairs.len());
+    let probe_tokens = |id: &str| {
+        prep.request
+            .probes
+            .iter()
+            .find(|p| p.pair.pair_id == id)
+            .map_or(0, |p| p.est_tokens)
+    };
+    for (i, pair) in prep.pairs.iter().enumerate() {
+        let id = pair.id();
+        let score = scores.iter().find(|s| s.pair_id == id);
+        let action = if prep.pins[i].is_some() {
+            Action::Pinned
+        } else if pair.result_msg.is_none() {
+            Action::Unpaired
+        } else {
+            let Some(sc) = score else {
+                anyhow::bail!("the scorer returned no score for pair {id}");
+            };
+            if sc.useful < o.threshold {
+                Action::Drop
+            } else if sc.full >= o.threshold {
+                Action::Keep
+            } else {
+                Action::Stub
+            }
+        };
+        actions.push(action);
+        let scored = matches!(action, Action::Keep | Action::Stub | Action::Drop);
+        reports.push(PairReport {
+            id: id.clone(),
+            tool: pair.tool.clone(),
+            call_entry: prep.msgs[pair.call_msg].entry_id.clone(),
+            result_entry: pair.result_msg.map(|j| prep.msgs[j].entry_id.clone()),
+            output_chars: text::clen(&pair.output),
+            is_error: pair.is_error,
+            action,
+            pin: prep.pins[i],
+            useful: score.filter(|_| scored).map(|s| s.useful),
+            full: score.filter(|_| scored).map(|s| s.full),
+            source: score.filter(|_| scored).map(|s| s.source),
+            model: score.filter(|_| scored).and_then(|s| s.model.clone()),
+            signals: signals
+                .as_ref()
+                .and_then(|v| v.iter().find(|x| x.pair_id == id))
+                .filter(|_| {
+                    scored && score.is_some_and(|s| s.source == crate::score::ScoreSource::Offline)
+                })
+                .cloned(),
+            question_tokens: probe_tokens(&id),
+        });
+    }
+    let decided: Vec<render::Decided<'_>> = prep
+        .pairs
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| render::Decided {
+            pair,
+            action: actions[i],
+            pin: prep.pins[i],
+        })
+        .collect();
+    let ro = render::RenderOptions {
+        text_whole: o.text_whole,
+        text_window: o.text_window,
+        stub_fraction: o.stub_fraction,
+        stub_cap: o.stub_cap,
+        git_head: o.git_head,
+        edit_head: o.edit_head,
+        write_body_max: o.write_body_max,
+        pruner: pruner(),
+        scorer: scorer.clone(),
+    };
+    let summary = render::render(&prep.msgs, &decided, prep.previous_summary.as_deref(), &ro);
+    let summary_tokens = (crate::jscompat::utf16_len(&summary) as u64).div_ceil(4);
+    let counts = Counts::of(&reports, prep.user_messages);
+    let mut warnings = Vec::new();
+    if summary_tokens >= prep.region_tokens {
+        warnings.push(format!(
+            "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
+            crate::report::thousands(summary_tokens),
+            crate::report::thousands(prep.region_tokens)
+        ));
+    }
+    let sizes = Sizes {
+        region_before: prep.region_tokens,
+        region_after: summary_tokens,
+        context_before: prep.cut.tokens_before,
+        context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
+        context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
+        state_tokens: prep.request.state_tokens,
+        state_chars: prep.request.state_json.chars().count(),
+        question_tokens: prep.request.probes.iter().map(|p| p.est_tokens).sum(),
+    };
+    let batches = count_batches(&prep.request, o.request_budget);
+    Ok(CompactPlan {
+        cut: prep.cut,
+        scorer,
+        summary,
+        system_message: prep.system_message,
+        pairs: reports,
+        counts,
+        sizes,
+        batches,
+        planned_requests,
+        state_caps: prep.state_caps,
+        state_fit_steps: prep.state_fit_steps,
+        threshold: o.threshold,
+        request: prep.request,
+        scores,
+        warnings,
+    })
+}
+
+/// The whole pipeline: [`prepare`], score the unpinned pairs with `scorer`, [`finish`].
+///
+/// A scorer failure is returned as an [`anyhow::Error`] wrapping the [`ScorerError`] (downcast
+/// it for the exit code) unless `on_scorer_error_offline`, which scores the missing pairs with
+/// the offline heuristic.
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    wall: Option<&Wall>,
+    opts: &CompactOptions,
+    scorer: &dyn Scorer,
+    progress: &dyn Progress,
+    fetch: Fetch<'_>,
+) -> Result<Outcome<CompactPlan>> {
+    let prep = match prepare(s, t, p, wall, opts, fetch)? {
+        Outcome::Ready(p) => *p,
+        Outcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
+        Outcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
+    };
+    let name = scorer.name();
+    let planned = scorer.planned_requests(&prep.request);
+    let (scores, mut name) = if prep.request.probes.is_empty() {
+        (Vec::new(), name)
+    } else {
+        match scorer.score(&prep.request, progress) {
+            Ok(s) => (s, name),
+            Err(e) if opts.on_scorer_error_offline => fallback(&prep.request, e, name),
+            Err(e) => return Err(anyhow::Error::new(e)),
+        }
+    };
+    let offline_used = name == offline::NAME || name.ends_with(&format!("+ {}", offline::NAME));
+    let signals = offline_used.then(|| Heuristic.explain(&prep.request));
+    if name.is_empty() {
+        name = offline::NAME.to_string();
+    }
+    let plan = finish(prep, name, planned, scores, signals)?;
+    Ok(Outcome::Ready(Box::new(plan)))
+}
+
+fn fallback(req: &ScoreRequest, e: ScorerError, name: String) -> (Vec<PairScore>, String) {
+    let mut scores = e.partial;
+    let have: std::collections::BTreeSet<String> =
+        scores.iter().map(|s| s.pair_id.clone()).collect();
+    for sig in Heuristic.explain(req) {
+        if !have.contains(&sig.pair_id) {
+            scores.push(PairScore {
+                pair_id: sig.pair_id,
+                useful: sig.useful,
+                full: sig.full,
+                source: crate::score::ScoreSource::Offline,
+                model: None,
+            });
+        }
+    }
+    (scores, format!("{name} + {}", offline::NAME))
+}
+
+/// Append the `compaction` entry (pi-format.md §11.7) to `batch`; returns its id.
+pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
+    let now = batch.now_ms();
+    let details = plan.details();
+    batch.entry("compaction", |_id| {
+        let mut m = Map::new();
+        m.insert("summary".into(), Value::String(plan.summary.clone()));
+        m.insert(
+            "firstKeptEntryId".into(),
+            Value::String(plan.cut.first_kept_id.clone()),
+        );
+        m.insert("tokensBefore".into(), js_number(plan.cut.tokens_before));
+        m.insert("details".into(), details);
+        m.insert("fromHook".into(), Value::Bool(true));
+        if let Some(Value::Object(sys)) = &plan.system_message {
+            let mut sys = sys.clone();
+            sys.insert("timestamp".into(), json!(now));
+            m.insert("systemMessage".into(), Value::Object(sys));
+        }
+        m
+    })
+}
+
+/// A number as JS would print it (integers without `.0`).
+fn js_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        json!(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}

@@ -6,7 +6,7 @@ use crate::report::thousands;
 use crate::score::{PairData, PairProbe};
 
 use super::estimate_request_tokens;
-use super::text::{cap_middle, clen, windows, Windows};
+use super::text::{Windows, cap_middle, clen, windows};
 
 /// Template version (goes into reports, `details` and score fingerprints).
 pub const TEMPLATE: &str = "tmpl-v1";
@@ -14,16 +14,8 @@ pub const TEMPLATE: &str = "tmpl-v1";
 pub const USEFUL_QUESTION: &str = "Give confidence the following context useful to the current project and/or session context or the latest prompt(s)?";
 /// The `full_tN` question, verbatim from the design.
 pub const FULL_QUESTION: &str = "Do I need it in full?";
-/// `criteria.true` / `criteria.false` of `useful_tN`.
-pub const USEFUL_CRITERIA: (&str, &str) = (
-    "It still informs the current project, the session or the latest prompts.",
-    "It is stale, superseded or unrelated.",
-);
-/// `criteria.true` / `criteria.false` of `full_tN`.
-pub const FULL_CRITERIA: (&str, &str) = (
-    "After compact this dump is gone and will not be re-run, and details only in the middle of the output are likely needed.",
-    "Keeping the first 25% and the last 25% (each capped at 2,500 chars) suffices, or it can be re-run.",
-);
+// `criteria` of both questions live with the wire format: `crate::score::batch::{USEFUL_CRITERIA,
+// FULL_CRITERIA}`.
 /// Outputs up to this many chars are shown whole.
 pub const WHOLE_MAX: usize = 7_500;
 /// Window size (head, middle, tail).
@@ -111,10 +103,16 @@ mod tests {
         let p = probe(pd("1\n2\n3\n4\n5"));
         assert!(p.useful_instructions.starts_with(USEFUL_QUESTION));
         assert!(p.full_instructions.starts_with("Do I need it in full?\n\n"));
-        assert!(p.useful_instructions.contains("<output>\n1\n2\n3\n4\n5\n</output>"));
+        assert!(
+            p.useful_instructions
+                .contains("<output>\n1\n2\n3\n4\n5\n</output>")
+        );
         let long = "y".repeat(20_000);
         let p = probe(pd(&long));
-        assert!(p.full_instructions.contains("<output-middle chars=\"8,750-11,250\">"));
+        assert!(
+            p.full_instructions
+                .contains("<output-middle chars=\"8,750-11,250\">")
+        );
         assert_eq!(
             p.useful_instructions.split_once("\n\n").map(|x| x.1),
             p.full_instructions.split_once("\n\n").map(|x| x.1)

@@ -8,9 +8,16 @@ use serde_json::Value;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Block {
     Text(String),
-    Image { mime: String, data_len: usize },
+    Image {
+        mime: String,
+        data_len: usize,
+    },
     Thinking,
-    ToolCall { id: String, name: String, args: Value },
+    ToolCall {
+        id: String,
+        name: String,
+        args: Value,
+    },
 }
 
 /// What a message is.
@@ -18,9 +25,23 @@ pub enum Block {
 pub enum Kind {
     User(Vec<Block>),
     Assistant(Vec<Block>),
-    ToolResult { call_id: String, tool: String, blocks: Vec<Block>, is_error: bool },
-    Bash { command: String, output: String, exit_code: Option<i64>, cancelled: bool, excluded: bool },
-    Custom { custom_type: String, blocks: Vec<Block> },
+    ToolResult {
+        call_id: String,
+        tool: String,
+        blocks: Vec<Block>,
+        is_error: bool,
+    },
+    Bash {
+        command: String,
+        output: String,
+        exit_code: Option<i64>,
+        cancelled: bool,
+        excluded: bool,
+    },
+    Custom {
+        custom_type: String,
+        blocks: Vec<Block>,
+    },
     BranchSummary(String),
     /// A role compaction does not render (kept as its role name).
     Other(String),
@@ -43,15 +64,32 @@ fn blocks_of(content: Option<&Value>) -> Vec<Block> {
             .filter_map(|b| {
                 let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
                 match ty {
-                    "text" => Some(Block::Text(b.get("text").and_then(Value::as_str).unwrap_or("").to_string())),
+                    "text" => Some(Block::Text(
+                        b.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    )),
                     "image" => Some(Block::Image {
-                        mime: b.get("mimeType").and_then(Value::as_str).unwrap_or("image").to_string(),
+                        mime: b
+                            .get("mimeType")
+                            .and_then(Value::as_str)
+                            .unwrap_or("image")
+                            .to_string(),
                         data_len: b.get("data").and_then(Value::as_str).map_or(0, str::len),
                     }),
                     "thinking" => Some(Block::Thinking),
                     "toolCall" => Some(Block::ToolCall {
-                        id: b.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
-                        name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                        id: b
+                            .get("id")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        name: b
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
                         args: b.get("arguments").cloned().unwrap_or(Value::Null),
                     }),
                     _ => None,
@@ -92,7 +130,9 @@ pub fn parse_message(pos: usize, entry_id: &str, m: &Value) -> Option<RMsg> {
             output: s("output"),
             exit_code: m.get("exitCode").and_then(Value::as_i64),
             cancelled: m.get("cancelled").and_then(Value::as_bool).unwrap_or(false),
-            excluded: m.get("excludeFromContext").is_some_and(|v| !crate::jscompat::js_is_falsy(v)),
+            excluded: m
+                .get("excludeFromContext")
+                .is_some_and(|v| !crate::jscompat::js_is_falsy(v)),
         },
         "custom" => Kind::Custom {
             custom_type: s("customType"),
@@ -143,16 +183,25 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
     let mut out = Vec::new();
     let mut used = vec![false; msgs.len()];
     for (mi, m) in msgs.iter().enumerate() {
-        let Kind::Assistant(blocks) = &m.kind else { continue };
+        let Kind::Assistant(blocks) = &m.kind else {
+            continue;
+        };
         for (bi, b) in blocks.iter().enumerate() {
-            let Block::ToolCall { id, name, args } = b else { continue };
+            let Block::ToolCall { id, name, args } = b else {
+                continue;
+            };
             let result = (mi + 1..msgs.len()).find(|&j| {
                 !used[j] && matches!(&msgs[j].kind, Kind::ToolResult { call_id, .. } if !id.is_empty() && call_id == id)
             });
             let (output, images, is_error) = match result.map(|j| &msgs[j].kind) {
-                Some(Kind::ToolResult { blocks, is_error, .. }) => (
+                Some(Kind::ToolResult {
+                    blocks, is_error, ..
+                }) => (
                     text_of(blocks),
-                    blocks.iter().filter(|b| matches!(b, Block::Image { .. })).count(),
+                    blocks
+                        .iter()
+                        .filter(|b| matches!(b, Block::Image { .. }))
+                        .count(),
                     *is_error,
                 ),
                 _ => (String::new(), 0, false),
@@ -245,9 +294,15 @@ impl Pin {
 pub fn same_key(tool: &str, args: &Value) -> String {
     match tool {
         "read" | "edit" | "write" => {
-            format!("{tool}\u{0}{}", args.get("path").and_then(Value::as_str).unwrap_or(""))
+            format!(
+                "{tool}\u{0}{}",
+                args.get("path").and_then(Value::as_str).unwrap_or("")
+            )
         }
-        "bash" => format!("{tool}\u{0}{}", args.get("command").and_then(Value::as_str).unwrap_or("")),
+        "bash" => format!(
+            "{tool}\u{0}{}",
+            args.get("command").and_then(Value::as_str).unwrap_or("")
+        ),
         _ => format!("{tool}\u{0}{}", normalised_args(args)),
     }
 }
@@ -274,7 +329,16 @@ pub fn normalised_args(args: &Value) -> String {
 }
 
 const GIT_MUTATIONS: &[&str] = &[
-    "commit", "push", "merge", "rebase", "reset", "tag", "cherry-pick", "revert", "am", "apply",
+    "commit",
+    "push",
+    "merge",
+    "rebase",
+    "reset",
+    "tag",
+    "cherry-pick",
+    "revert",
+    "am",
+    "apply",
 ];
 
 /// Whether a shell command runs a mutating git subcommand (not status/diff/log/show).
@@ -298,7 +362,9 @@ pub fn is_git_mutation(command: &str) -> bool {
                         return true;
                     }
                     if matches!(*sub, "checkout" | "switch")
-                        && words[j + 1..].iter().any(|a| matches!(*a, "-b" | "-B" | "-c" | "-C"))
+                        && words[j + 1..]
+                            .iter()
+                            .any(|a| matches!(*a, "-b" | "-B" | "-c" | "-C"))
                     {
                         return true;
                     }
@@ -333,7 +399,10 @@ pub fn pins(pairs: &[Pair], later: &[Pair]) -> Vec<Option<Pin>> {
             continue;
         }
         let k = key(p);
-        let rest = pairs[i + 1..].iter().chain(later.iter()).filter(|q| q.result_msg.is_some());
+        let rest = pairs[i + 1..]
+            .iter()
+            .chain(later.iter())
+            .filter(|q| q.result_msg.is_some());
         let mut later_fail = false;
         let mut resolved = false;
         for q in rest {
@@ -363,7 +432,10 @@ pub fn pins(pairs: &[Pair], later: &[Pair]) -> Vec<Option<Pin>> {
             None
         };
     }
-    if let Some(i) = pairs.iter().rposition(|p| p.result_msg.is_some() && is_skill_load(p)) {
+    if let Some(i) = pairs
+        .iter()
+        .rposition(|p| p.result_msg.is_some() && is_skill_load(p))
+    {
         out[i] = Some(Pin::Skill);
     }
     out
@@ -387,7 +459,13 @@ mod tests {
         ] {
             assert!(is_git_mutation(c), "{c}");
         }
-        for c in ["git status", "git diff", "git log -3", "git show HEAD", "git checkout main"] {
+        for c in [
+            "git status",
+            "git diff",
+            "git log -3",
+            "git show HEAD",
+            "git checkout main",
+        ] {
             assert!(!is_git_mutation(c), "{c}");
         }
     }

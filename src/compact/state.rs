@@ -20,9 +20,27 @@ is gone for good unless the agent re-runs the call.";
 
 /// Directories never listed.
 const SKIP_DIRS: &[&str] = &[
-    "node_modules", ".git", "target", "dist", "build", ".venv", "venv", "__pycache__", ".next",
-    ".cache", ".idea", ".vscode", ".tox", ".mypy_cache", ".pytest_cache", "coverage", "out",
-    ".gradle", ".svn", ".hg", "vendor",
+    "node_modules",
+    ".git",
+    "target",
+    "dist",
+    "build",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".next",
+    ".cache",
+    ".idea",
+    ".vscode",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "coverage",
+    "out",
+    ".gradle",
+    ".svn",
+    ".hg",
+    "vendor",
 ];
 
 /// What the workspace read found.
@@ -56,7 +74,10 @@ pub fn read_workspace(cwd: &str) -> Workspace {
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !SKIP_DIRS.contains(&n.as_str()) && (!n.starts_with('.') || n == ".github" || n == ".pi"))
+            .filter(|n| {
+                !SKIP_DIRS.contains(&n.as_str())
+                    && (!n.starts_with('.') || n == ".github" || n == ".pi")
+            })
             .collect();
         names.sort();
         names
@@ -71,7 +92,14 @@ pub fn read_workspace(cwd: &str) -> Workspace {
         }
     }
     ws.dirs.truncate(400);
-    for f in ["README.md", "README", "readme.md", "README.txt", "README.rst", "Readme.md"] {
+    for f in [
+        "README.md",
+        "README",
+        "readme.md",
+        "README.txt",
+        "README.rst",
+        "Readme.md",
+    ] {
         if let Ok(bytes) = std::fs::read(path.join(f)) {
             let text = String::from_utf8_lossy(&bytes);
             ws.readme = Some(cap_middle(&text, 25_000));
@@ -150,7 +178,12 @@ pub fn strip_dumps(s: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     // (marker, opening line, body)
     let mut fence: Option<(String, &str, Vec<&str>)> = None;
-    let note = |n: usize| format!("[dump stripped: {} chars]", crate::report::thousands(n as u64));
+    let note = |n: usize| {
+        format!(
+            "[dump stripped: {} chars]",
+            crate::report::thousands(n as u64)
+        )
+    };
     for line in s.split('\n') {
         let trimmed = line.trim_start();
         if let Some((marker, open, body)) = &mut fence {
@@ -178,7 +211,10 @@ pub fn strip_dumps(s: &str) -> String {
             continue;
         }
         if clen(line) > 2_000 {
-            out.push(format!("[long line stripped: {} chars]", crate::report::thousands(clen(line) as u64)));
+            out.push(format!(
+                "[long line stripped: {} chars]",
+                crate::report::thousands(clen(line) as u64)
+            ));
         } else {
             out.push(line.to_string());
         }
@@ -217,7 +253,11 @@ pub fn build(inp: &StateInputs, caps: &Caps) -> State {
         workspace: WorkspaceState {
             name: inp.workspace.name.clone(),
             dirs,
-            readme: inp.workspace.readme.as_ref().map(|r| cap_middle(r, caps.readme)),
+            readme: inp
+                .workspace
+                .readme
+                .as_ref()
+                .map(|r| cap_middle(r, caps.readme)),
         },
         context: CONTEXT_PARAGRAPH.to_string(),
         first: inp.first.as_ref().map(|x| cap_exchange(x, caps.first)),
@@ -304,7 +344,7 @@ mod tests {
 
     #[test]
     fn fit_shrinks_until_budget() {
-        let big = "word ".repeat(40_000);
+        let big = "x1! ".repeat(50_000);
         let inp = StateInputs {
             workspace: Workspace {
                 name: "proj".into(),
@@ -334,7 +374,10 @@ mod tests {
 
     #[test]
     fn strips_fenced_dumps() {
-        let s = format!("keep me\n```text\n{}\n```\nand me\n```\nshort\n```", "x\n".repeat(400));
+        let s = format!(
+            "keep me\n```text\n{}\n```\nand me\n```\nshort\n```",
+            "x\n".repeat(400)
+        );
         let out = strip_dumps(&s);
         assert!(out.contains("keep me") && out.contains("and me") && out.contains("short"));
         assert!(out.contains("[dump stripped"));

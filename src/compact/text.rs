@@ -49,13 +49,13 @@ pub fn keep_window(s: &str, whole: usize, window: usize) -> String {
     let lines: Vec<&str> = s.split('\n').collect();
     let mut h_end = 0; // lines in head
     let mut h_chars = 0;
-    while h_end < lines.len() && h_chars + clen(lines[h_end]) + 1 <= window {
+    while h_end < lines.len() && h_chars + clen(lines[h_end]) < window {
         h_chars += clen(lines[h_end]) + 1;
         h_end += 1;
     }
     let mut t_start = lines.len();
     let mut t_chars = 0;
-    while t_start > h_end && t_chars + clen(lines[t_start - 1]) + 1 <= window {
+    while t_start > h_end && t_chars + clen(lines[t_start - 1]) < window {
         t_chars += clen(lines[t_start - 1]) + 1;
         t_start -= 1;
     }
@@ -71,7 +71,10 @@ pub fn keep_window(s: &str, whole: usize, window: usize) -> String {
     if kept >= len {
         return s.to_string();
     }
-    format!("{head_text}\n{}\n{tail_text}", omitted(len.saturating_sub(kept)))
+    format!(
+        "{head_text}\n{}\n{tail_text}",
+        omitted(len.saturating_sub(kept))
+    )
 }
 
 /// A stub of a dump: the first and last `fraction` of it, each capped at `cap` chars, each
@@ -95,12 +98,10 @@ pub fn stub(s: &str, fraction: f64, cap: usize) -> (String, String, usize) {
     }
     let mut t = want;
     let t_start = len - t;
-    if t_start > h {
-        if let Some(nl) = s[..byte_at(s, t_start)].rfind('\n') {
-            let extra = clen(&s[nl + 1..byte_at(s, t_start)]);
-            if t + extra <= cap {
-                t += extra;
-            }
+    if let Some(nl) = s[..byte_at(s, t_start)].rfind('\n').filter(|_| t_start > h) {
+        let extra = clen(&s[nl + 1..byte_at(s, t_start)]);
+        if t + extra <= cap {
+            t += extra;
         }
     }
     if h + t >= len {
@@ -113,7 +114,13 @@ pub fn stub(s: &str, fraction: f64, cap: usize) -> (String, String, usize) {
 /// midpoint, with its char offset) and tail of `w` chars each.
 pub enum Windows<'a> {
     Whole(&'a str),
-    Split { head: &'a str, middle: &'a str, middle_at: usize, tail: &'a str, len: usize },
+    Split {
+        head: &'a str,
+        middle: &'a str,
+        middle_at: usize,
+        tail: &'a str,
+        len: usize,
+    },
 }
 
 /// Cut `s` into question windows.
@@ -157,7 +164,9 @@ mod tests {
     fn keep_window_keeps_lines() {
         let short = "hello\nworld";
         assert_eq!(keep_window(short, 2000, 1000), short);
-        let lines: Vec<String> = (0..400).map(|i| format!("line {i:04} of the text")).collect();
+        let lines: Vec<String> = (0..400)
+            .map(|i| format!("line {i:04} of the text"))
+            .collect();
         let s = lines.join("\n");
         let k = keep_window(&s, 2000, 1000);
         assert!(k.starts_with("line 0000 of the text\n"));
@@ -184,10 +193,21 @@ mod tests {
 
     #[test]
     fn windows_split() {
-        let s: String = (0..10_000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let s: String = (0..10_000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
         match windows(&s, 7500, 2500) {
-            Windows::Split { head, middle, middle_at, tail, len } => {
-                assert_eq!((clen(head), clen(middle), middle_at, clen(tail), len), (2500, 2500, 3750, 2500, 10_000));
+            Windows::Split {
+                head,
+                middle,
+                middle_at,
+                tail,
+                len,
+            } => {
+                assert_eq!(
+                    (clen(head), clen(middle), middle_at, clen(tail), len),
+                    (2500, 2500, 3750, 2500, 10_000)
+                );
             }
             Windows::Whole(_) => panic!("split expected"),
         }

@@ -257,7 +257,11 @@ pub(crate) mod tests {
         ScoreRequest {
             state_json: r#"{"task":"t"}"#.into(),
             state_tokens,
-            probes: sizes.iter().enumerate().map(|(i, &c)| probe(i, c)).collect(),
+            probes: sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| probe(i, c))
+                .collect(),
             kept_context: vec![],
         }
     }
@@ -290,7 +294,11 @@ pub(crate) mod tests {
         let limits = Limits::default();
         let batches = pack(&req, &limits);
         let flat: Vec<usize> = batches.iter().flatten().copied().collect();
-        assert_eq!(flat, (0..600).collect::<Vec<_>>(), "every pair once, in order");
+        assert_eq!(
+            flat,
+            (0..600).collect::<Vec<_>>(),
+            "every pair once, in order"
+        );
         for b in &batches {
             check_batch(&req, &limits, b);
         }

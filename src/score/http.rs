@@ -93,7 +93,12 @@ fn jitter_unit() -> f64 {
 /// How long the server asked us to wait, from `retry-after-ms`, then `Retry-After` (delta seconds
 /// or an HTTP-date, relative to `now`).
 pub fn server_wait(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -188,10 +193,7 @@ pub fn parse_error_body(body: &[u8]) -> ErrorBody {
         _ => {}
     }
     if out.kind.is_none() {
-        out.kind = top
-            .get("type")
-            .and_then(as_string)
-            .filter(|t| t != "error");
+        out.kind = top.get("type").and_then(as_string).filter(|t| t != "error");
     }
     if out.code.is_none() {
         out.code = top.get("code").and_then(as_string);
@@ -236,7 +238,9 @@ pub fn classify(status: u16, body: &ErrorBody) -> Class {
         422 if mentions(body, &["size", "length", "token", "too large", "too long"]) => {
             Class::TooLarge
         }
-        429 if mentions(body, &["insufficient_quota", "billing", "quota_exhausted"]) => Class::Fatal,
+        429 if mentions(body, &["insufficient_quota", "billing", "quota_exhausted"]) => {
+            Class::Fatal
+        }
         408 | 425 | 429 | 529 => Class::Retry,
         // 501: the server does not implement the endpoint or model; sending again cannot help.
         501 | 505 => Class::Fatal,
@@ -465,7 +469,10 @@ fn run_inner<W: Wire>(
         builder = builder.no_proxy();
     }
     let client = rt.block_on(async { builder.build() }).map_err(|e| {
-        local_error("config", scrub(&format!("cannot build the HTTP client: {e}"), None))
+        local_error(
+            "config",
+            scrub(&format!("cannot build the HTTP client: {e}"), None),
+        )
     })?;
     let engine = Engine {
         cfg,
@@ -477,15 +484,15 @@ fn run_inner<W: Wire>(
         seq: AtomicUsize::new(0),
         sem: tokio::sync::Semaphore::new(cfg.concurrency.max(1)),
     };
-    let outcomes = rt.block_on(join_all(
-        batches.iter().map(|b| engine.top(b)).collect(),
-    ));
+    let outcomes = rt.block_on(join_all(batches.iter().map(|b| engine.top(b)).collect()));
 
     let mut by_id: HashMap<String, PairScore> = HashMap::new();
     let mut failures: Vec<(usize, ScorerError)> = Vec::new();
     for outcome in outcomes {
         match outcome {
-            Outcome::Done(scores) => by_id.extend(scores.into_iter().map(|s| (s.pair_id.clone(), s))),
+            Outcome::Done(scores) => {
+                by_id.extend(scores.into_iter().map(|s| (s.pair_id.clone(), s)))
+            }
             Outcome::Failed(seq, mut err) => {
                 let partial = std::mem::take(&mut err.partial);
                 by_id.extend(partial.into_iter().map(|s| (s.pair_id.clone(), s)));
@@ -522,7 +529,11 @@ async fn join_all<F: Future>(futs: Vec<F>) -> Vec<F::Output> {
                 }
             }
         }
-        if pending { Poll::Pending } else { Poll::Ready(()) }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
     })
     .await;
     out.into_iter().flatten().collect()
@@ -594,7 +605,7 @@ impl<W: Wire> Engine<'_, W> {
         depth: u32,
         invalid_retry: bool,
     ) -> Result<Vec<PairScore>, BatchFail> {
-        let (a, b) = batch.split_at(batch.len() / 2);
+        let (a, b) = super::batch::split_half(batch);
         let mut first = self.split_send(a, depth, invalid_retry).await?;
         match self.split_send(b, depth, invalid_retry).await {
             Ok(second) => {
@@ -693,9 +704,8 @@ impl<W: Wire> Engine<'_, W> {
                                     });
                                 }
                                 Class::Retry => {
-                                    let wait = server_wait(&headers, SystemTime::now()).or(eb
-                                        .retry_after_ms
-                                        .map(Duration::from_millis));
+                                    let wait = server_wait(&headers, SystemTime::now())
+                                        .or(eb.retry_after_ms.map(Duration::from_millis));
                                     (err, wait)
                                 }
                             }
@@ -793,7 +803,10 @@ mod tests {
             Some(Duration::from_millis(250))
         );
         let h = headers(&[("retry-after", "7")]);
-        assert_eq!(server_wait(&h, SystemTime::now()), Some(Duration::from_secs(7)));
+        assert_eq!(
+            server_wait(&h, SystemTime::now()),
+            Some(Duration::from_secs(7))
+        );
         let h = headers(&[("retry-after", "0")]);
         assert_eq!(server_wait(&h, SystemTime::now()), Some(Duration::ZERO));
         assert_eq!(server_wait(&HeaderMap::new(), SystemTime::now()), None);
@@ -852,8 +865,9 @@ mod tests {
             br#"{"error":{"message":"quota","type":"insufficient_quota","code":"insufficient_quota","param":null}}"#,
         );
         assert_eq!(openai.code.as_deref(), Some("insufficient_quota"));
-        let anthropic =
-            parse_error_body(br#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#);
+        let anthropic = parse_error_body(
+            br#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#,
+        );
         assert_eq!(anthropic.kind.as_deref(), Some("overloaded_error"));
         let ollama = parse_error_body(br#"{"error":"model not found"}"#);
         assert_eq!(ollama.message.as_deref(), Some("model not found"));
@@ -923,7 +937,10 @@ mod tests {
         assert!(is_loopback(&u("http://[::1]:99/x")));
         assert!(!is_loopback(&u("http://10.0.0.1/x")));
         assert!(!is_loopback(&u("https://api.typesafe.ai/v1/systemone")));
-        assert_eq!(host_label(&u("https://api.typesafe.ai/v1/systemone")), "api.typesafe.ai");
+        assert_eq!(
+            host_label(&u("https://api.typesafe.ai/v1/systemone")),
+            "api.typesafe.ai"
+        );
         assert_eq!(host_label(&u("http://127.0.0.1:8080/v1")), "127.0.0.1:8080");
 
         assert!(check_url("https://example.com/v1/systemone", false).is_ok());
@@ -931,10 +948,15 @@ mod tests {
         let e = check_url("http://example.com/v1/systemone", false).unwrap_err();
         assert_eq!(e.kind, "insecure-url");
         assert!(check_url("http://example.com/v1/systemone", true).is_ok());
-        assert_eq!(check_url("ftp://example.com/x", true).unwrap_err().kind, "config");
+        assert_eq!(
+            check_url("ftp://example.com/x", true).unwrap_err().kind,
+            "config"
+        );
         assert_eq!(check_url("not a url", true).unwrap_err().kind, "config");
         assert_eq!(
-            check_url("https://user:pw@example.com/x", true).unwrap_err().kind,
+            check_url("https://user:pw@example.com/x", true)
+                .unwrap_err()
+                .kind,
             "config"
         );
     }

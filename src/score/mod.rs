@@ -7,7 +7,12 @@
 //! adapters (`batch`). The decision step that turns scores into keep / stub / drop is pure and
 //! lives with the compaction planner.
 
+pub mod batch;
+pub mod chat;
+pub mod http;
+pub mod jev;
 pub mod offline;
+pub mod progress;
 pub mod replay;
 
 use serde::{Deserialize, Serialize};
@@ -138,5 +143,9 @@ pub trait Scorer {
         0
     }
     /// Score every probe of `req`. Results may come in any order; callers merge by `pair_id`.
-    fn score(&self, req: &ScoreRequest, progress: &dyn Progress) -> Result<Vec<PairScore>, ScorerError>;
+    fn score(
+        &self,
+        req: &ScoreRequest,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PairScore>, ScorerError>;
 }

@@ -59,14 +59,14 @@ fn r2(x: f64) -> f64 {
 }
 
 const STOP: &[&str] = &[
-    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "her", "was", "one", "our",
-    "out", "has", "have", "had", "his", "how", "its", "may", "new", "now", "old", "see", "two", "way",
-    "who", "did", "get", "let", "put", "say", "she", "too", "use", "this", "that", "with", "from",
-    "they", "will", "would", "there", "their", "what", "about", "which", "when", "make", "like",
-    "into", "than", "then", "them", "these", "some", "could", "other", "only", "also", "just", "more",
-    "is", "it", "in", "on", "of", "to", "a", "an", "as", "at", "be", "by", "do", "if", "or", "so",
-    "we", "no", "up", "me", "my", "true", "false", "null", "type", "text", "echo", "cd", "ls", "cat",
-    "please", "should", "does", "done", "here", "file", "files",
+    "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "her", "was", "one",
+    "our", "out", "has", "have", "had", "his", "how", "its", "may", "new", "now", "old", "see",
+    "two", "way", "who", "did", "get", "let", "put", "say", "she", "too", "use", "this", "that",
+    "with", "from", "they", "will", "would", "there", "their", "what", "about", "which", "when",
+    "make", "like", "into", "than", "then", "them", "these", "some", "could", "other", "only",
+    "also", "just", "more", "is", "it", "in", "on", "of", "to", "a", "an", "as", "at", "be", "by",
+    "do", "if", "or", "so", "we", "no", "up", "me", "my", "true", "false", "null", "type", "text",
+    "echo", "cd", "ls", "cat", "please", "should", "does", "done", "here", "file", "files",
 ];
 
 /// The code-aware tokenizer: lowercase; whole path tokens plus their segments and basename;
@@ -161,23 +161,47 @@ fn doc_text(p: &PairData) -> String {
 /// Paths and file-like names a pair mentions (args `path`, path-like words of args and output head).
 fn paths_of(p: &PairData) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    if let Some(path) = p.args.get("path").and_then(Value::as_str) {
-        if path.chars().count() >= 3 {
-            out.insert(path.to_string());
-        }
+    if let Some(path) = p
+        .args
+        .get("path")
+        .and_then(Value::as_str)
+        .filter(|x| x.chars().count() >= 3)
+    {
+        out.insert(path.to_string());
     }
     let head: String = p.output.chars().take(2_000).collect();
     let args = p.args.to_string();
     for text in [args.as_str(), head.as_str()] {
-        for w in text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ',' | '(' | ')' | '[' | ']' | '{' | '}' | ':' | '<' | '>' | '=')) {
+        for w in text.split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '"' | '\''
+                        | '`'
+                        | ','
+                        | '('
+                        | ')'
+                        | '['
+                        | ']'
+                        | '{'
+                        | '}'
+                        | ':'
+                        | '<'
+                        | '>'
+                        | '='
+                )
+        }) {
             let w = w.trim_matches(|c: char| matches!(c, '.' | ';'));
             if w.chars().count() < 4 || w.starts_with('-') {
                 continue;
             }
             let looks_path = w.contains('/') && w.chars().any(char::is_alphabetic);
-            let has_ext = w
-                .rsplit_once('.')
-                .is_some_and(|(a, e)| !a.is_empty() && (1..=5).contains(&e.len()) && e.chars().all(|c| c.is_ascii_alphanumeric()) && e.chars().any(|c| c.is_ascii_alphabetic()));
+            let has_ext = w.rsplit_once('.').is_some_and(|(a, e)| {
+                !a.is_empty()
+                    && (1..=5).contains(&e.len())
+                    && e.chars().all(|c| c.is_ascii_alphanumeric())
+                    && e.chars().any(|c| c.is_ascii_alphabetic())
+            });
             if looks_path || has_ext {
                 out.insert(w.to_string());
             }
@@ -250,18 +274,34 @@ impl Heuristic {
                 tf
             })
             .collect();
-        let lens: Vec<f64> = docs.iter().map(|d| d.values().map(|&c| f64::from(c)).sum()).collect();
-        let avgdl = if n == 0 { 1.0 } else { (lens.iter().sum::<f64>() / n as f64).max(1.0) };
+        let lens: Vec<f64> = docs
+            .iter()
+            .map(|d| d.values().map(|&c| f64::from(c)).sum())
+            .collect();
+        let avgdl = if n == 0 {
+            1.0
+        } else {
+            (lens.iter().sum::<f64>() / n as f64).max(1.0)
+        };
         let idf = |term: &str| {
             let df = docs.iter().filter(|d| d.contains_key(term)).count() as f64;
             (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
         };
         let upper: f64 = query.iter().map(|(t, w)| w * idf(t) * (K1 + 1.0)).sum();
         let kept = req.kept_context.join("\n");
-        let keys: Vec<String> = pairs.iter().map(|p| crate::compact::same_key(&p.tool, &p.args)).collect();
+        let keys: Vec<String> = pairs
+            .iter()
+            .map(|p| crate::compact::same_key(&p.tool, &p.args))
+            .collect();
         let norm: Vec<String> = pairs
             .iter()
-            .map(|p| format!("{}\u{0}{}", p.tool, crate::compact::normalised_args(&p.args)))
+            .map(|p| {
+                format!(
+                    "{}\u{0}{}",
+                    p.tool,
+                    crate::compact::normalised_args(&p.args)
+                )
+            })
             .collect();
         let paths: Vec<BTreeSet<String>> = pairs.iter().map(|p| paths_of(p)).collect();
         let mut out = Vec::with_capacity(n);
@@ -273,7 +313,11 @@ impl Heuristic {
                     Some(w * idf(t) * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lens[i] / avgdl)))
                 })
                 .sum();
-            let lex = if upper > 0.0 { (LEX_GAIN * score / upper).min(1.0) } else { 0.0 };
+            let lex = if upper > 0.0 {
+                (LEX_GAIN * score / upper).min(1.0)
+            } else {
+                0.0
+            };
             let later = || (i + 1..n).map(|j| pairs[j]);
             let reference = if paths[i].iter().any(|x| kept.contains(x.as_str())) {
                 1.0
@@ -285,33 +329,60 @@ impl Heuristic {
             } else {
                 0.0
             };
-            let rec = if n <= 1 { 1.0 } else { i as f64 / (n - 1) as f64 };
-            let resolved_later = (i + 1..n).any(|j| keys[j] == keys[i] && !pairs[j].is_error);
-            let open_err = if p.is_error && !(i + 1..n).any(|j| norm[j] == norm[i] && !pairs[j].is_error) {
+            let rec = if n <= 1 {
                 1.0
             } else {
-                0.0
+                i as f64 / (n - 1) as f64
             };
+            let resolved_later = (i + 1..n).any(|j| keys[j] == keys[i] && !pairs[j].is_error);
+            let open_err =
+                if p.is_error && !(i + 1..n).any(|j| norm[j] == norm[i] && !pairs[j].is_error) {
+                    1.0
+                } else {
+                    0.0
+                };
             let path = p.args.get("path").and_then(Value::as_str);
             let written_later = p.tool == "read"
                 && path.is_some_and(|x| {
-                    later().any(|q| matches!(q.tool.as_str(), "edit" | "write") && q.args.get("path").and_then(Value::as_str) == Some(x))
+                    later().any(|q| {
+                        matches!(q.tool.as_str(), "edit" | "write")
+                            && q.args.get("path").and_then(Value::as_str) == Some(x)
+                    })
                 });
-            let sup = if (i + 1..n).any(|j| norm[j] == norm[i]) || written_later || (p.is_error && resolved_later) {
+            let sup = if (i + 1..n).any(|j| norm[j] == norm[i])
+                || written_later
+                || (p.is_error && resolved_later)
+            {
                 1.0
             } else {
                 0.0
             };
-            let mutation = if matches!(p.tool.as_str(), "edit" | "write") { 1.0 } else { 0.0 };
+            let mutation = if matches!(p.tool.as_str(), "edit" | "write") {
+                1.0
+            } else {
+                0.0
+            };
             let chars = p.output.chars().count() as f64;
             let short = if chars <= 1_500.0 {
                 1.0
             } else {
                 ((10_000.0 - chars) / 8_500.0).clamp(0.0, 1.0)
             };
-            let quoted = if middle_lines(&p.output).iter().any(|l| kept.contains(l)) { 1.0 } else { 0.0 };
-            let useful = 0.15 + 0.35 * lex + 0.30 * reference + 0.15 * rec + 0.20 * open_err + 0.15 * mutation - 0.35 * sup;
-            let full = 0.20 + 0.50 * short + 0.30 * quoted + 0.20 * open_err - 0.40 * sup - 0.30 * mutation;
+            let quoted = if middle_lines(&p.output).iter().any(|l| kept.contains(l)) {
+                1.0
+            } else {
+                0.0
+            };
+            let useful = 0.15
+                + 0.35 * lex
+                + 0.30 * reference
+                + 0.15 * rec
+                + 0.20 * open_err
+                + 0.15 * mutation
+                - 0.35 * sup;
+            let full = 0.20 + 0.50 * short + 0.30 * quoted + 0.20 * open_err
+                - 0.40 * sup
+                - 0.30 * mutation;
             let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
             out.push(Signals {
                 pair_id: p.pair_id.clone(),
@@ -336,7 +407,11 @@ impl Scorer for Heuristic {
         NAME.to_string()
     }
 
-    fn score(&self, req: &ScoreRequest, progress: &dyn Progress) -> Result<Vec<PairScore>, ScorerError> {
+    fn score(
+        &self,
+        req: &ScoreRequest,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PairScore>, ScorerError> {
         progress.start(0, req.probes.len());
         let out = self
             .explain(req)
@@ -390,22 +465,65 @@ mod tests {
 
     #[test]
     fn tokenizer_is_code_aware() {
-        let t = tokenize("see src/compact/mod.rs and parseHeaderLine snake_case_id 0123456789 deadbeefdeadbeef");
-        for w in ["src/compact/mod.rs", "compact", "mod.rs", "parseheaderline", "parse", "header", "line", "snake", "case"] {
+        let t = tokenize(
+            "see src/compact/mod.rs and parseHeaderLine snake_case_id 0123456789 deadbeefdeadbeef",
+        );
+        for w in [
+            "src/compact/mod.rs",
+            "compact",
+            "mod.rs",
+            "parseheaderline",
+            "parse",
+            "header",
+            "line",
+            "snake",
+            "case",
+        ] {
             assert!(t.iter().any(|x| x == w), "{w} in {t:?}");
         }
-        assert!(!t.iter().any(|x| x == "0123456789" || x == "deadbeefdeadbeef" || x == "and"));
+        assert!(
+            !t.iter()
+                .any(|x| x == "0123456789" || x == "deadbeefdeadbeef" || x == "and")
+        );
     }
 
     #[test]
     fn deterministic_and_explainable() {
         let probes = vec![
-            probe("t1", "read", serde_json::json!({"path": "src/parser.rs"}), "fn parse_header() {}\n", false),
-            probe("t2", "bash", serde_json::json!({"command": "seq 1 20000"}), &"12345\n".repeat(3000), false),
-            probe("t3", "bash", serde_json::json!({"command": "cargo test"}), "error: test failed", true),
-            probe("t4", "bash", serde_json::json!({"command": "seq 1 20000"}), &"12345\n".repeat(3000), false),
+            probe(
+                "t1",
+                "read",
+                serde_json::json!({"path": "src/parser.rs"}),
+                "fn parse_header() {}\n",
+                false,
+            ),
+            probe(
+                "t2",
+                "bash",
+                serde_json::json!({"command": "seq 1 20000"}),
+                &"12345\n".repeat(3000),
+                false,
+            ),
+            probe(
+                "t3",
+                "bash",
+                serde_json::json!({"command": "cargo test"}),
+                "error: test failed",
+                true,
+            ),
+            probe(
+                "t4",
+                "bash",
+                serde_json::json!({"command": "seq 1 20000"}),
+                &"12345\n".repeat(3000),
+                false,
+            ),
         ];
-        let r = req(probes, "fix the parse_header bug in src/parser.rs", "we edited src/parser.rs");
+        let r = req(
+            probes,
+            "fix the parse_header bug in src/parser.rs",
+            "we edited src/parser.rs",
+        );
         let a = Heuristic.score(&r, &NoProgress).unwrap();
         let b = Heuristic.score(&r, &NoProgress).unwrap();
         assert_eq!(a, b);

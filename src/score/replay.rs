@@ -50,11 +50,19 @@ pub fn fingerprint(template: &str, probe: &PairProbe, state_json: &str) -> Strin
 }
 
 /// Write `--scores-out`: one line per score whose probe is in `req`, in probe order.
-pub fn write_scores(path: &Path, template: &str, req: &ScoreRequest, scores: &[PairScore]) -> Result<()> {
-    let by_id: BTreeMap<&str, &PairScore> = scores.iter().map(|s| (s.pair_id.as_str(), s)).collect();
+pub fn write_scores(
+    path: &Path,
+    template: &str,
+    req: &ScoreRequest,
+    scores: &[PairScore],
+) -> Result<()> {
+    let by_id: BTreeMap<&str, &PairScore> =
+        scores.iter().map(|s| (s.pair_id.as_str(), s)).collect();
     let mut out = String::new();
     for p in &req.probes {
-        let Some(s) = by_id.get(p.pair.pair_id.as_str()) else { continue };
+        let Some(s) = by_id.get(p.pair.pair_id.as_str()) else {
+            continue;
+        };
         let line = ScoreLine {
             v: 1,
             pair: p.pair.pair_id.clone(),
@@ -68,7 +76,8 @@ pub fn write_scores(path: &Path, template: &str, req: &ScoreRequest, scores: &[P
         out.push_str(&serde_json::to_string(&line)?);
         out.push('\n');
     }
-    let mut f = std::fs::File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let mut f = std::fs::File::create(path)
+        .with_context(|| format!("{}: cannot create", path.display()))?;
     f.write_all(out.as_bytes())
         .with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(())
@@ -87,7 +96,8 @@ pub struct Replay {
 impl Replay {
     /// Read a scores file (later lines for the same pair win).
     pub fn from_file(path: &Path, template: &str, lax: bool) -> Result<Replay> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read scores", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read scores", path.display()))?;
         Replay::from_str(&text, path, template, lax)
     }
 
@@ -101,7 +111,12 @@ impl Replay {
             let line: ScoreLine = serde_json::from_str(l)
                 .with_context(|| format!("{}:{}: not a score line", path.display(), i + 1))?;
             if line.v != 1 {
-                anyhow::bail!("{}:{}: unsupported score line version {}", path.display(), i + 1, line.v);
+                anyhow::bail!(
+                    "{}:{}: unsupported score line version {}",
+                    path.display(),
+                    i + 1,
+                    line.v
+                );
             }
             lines.insert(line.pair.clone(), line);
         }
@@ -129,13 +144,21 @@ impl Scorer for Replay {
         format!("replay ({})", self.path.display())
     }
 
-    fn score(&self, req: &ScoreRequest, progress: &dyn Progress) -> Result<Vec<PairScore>, ScorerError> {
+    fn score(
+        &self,
+        req: &ScoreRequest,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PairScore>, ScorerError> {
         progress.start(0, req.probes.len());
         let mut out = Vec::with_capacity(req.probes.len());
         for p in &req.probes {
             let id = &p.pair.pair_id;
             let Some(line) = self.lines.get(id) else {
-                return Err(self.err("replay-missing", format!("no recorded score for pair {id}"), out));
+                return Err(self.err(
+                    "replay-missing",
+                    format!("no recorded score for pair {id}"),
+                    out,
+                ));
             };
             if !self.lax {
                 let fp = fingerprint(&self.template, p, &req.state_json);
@@ -169,17 +192,20 @@ fn hex(bytes: &[u8]) -> String {
 /// SHA-256 (FIPS 180-4), for fingerprints only.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     const K: [u32; 64] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
     ];
     let mut h: [u32; 8] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
     ];
     let mut msg = data.to_vec();
     let bit_len = (data.len() as u64).wrapping_mul(8);
@@ -196,13 +222,20 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
         for i in 16..64 {
             let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
             let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
         }
         let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
         for i in 0..64 {
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
-            let t1 = hh.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
             let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
             let maj = (a & b) ^ (a & c) ^ (b & c);
             let t2 = s0.wrapping_add(maj);
@@ -233,10 +266,19 @@ mod tests {
 
     #[test]
     fn sha256_vectors() {
-        assert_eq!(hex(&sha256(b"")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        assert_eq!(hex(&sha256(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f2015ad");
+        assert_eq!(
+            hex(&sha256(b"")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            hex(&sha256(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         let long = vec![b'a'; 1000];
-        assert_eq!(hex(&sha256(&long)), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+        assert_eq!(
+            hex(&sha256(&long)),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"
+        );
     }
 
     fn req() -> ScoreRequest {
@@ -278,10 +320,16 @@ mod tests {
         }];
         write_scores(&path, "tmpl-v1", &r, &scores).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.starts_with("{\"v\":1,\"pair\":\"t1\",\"fp\":\"sha256:"), "{text}");
+        assert!(
+            text.starts_with("{\"v\":1,\"pair\":\"t1\",\"fp\":\"sha256:"),
+            "{text}"
+        );
         let replay = Replay::from_file(&path, "tmpl-v1", false).unwrap();
         let got = replay.score(&r, &NoProgress).unwrap();
-        assert_eq!((got[0].useful, got[0].full, got[0].source), (0.83, 0.21, ScoreSource::Replay));
+        assert_eq!(
+            (got[0].useful, got[0].full, got[0].source),
+            (0.83, 0.21, ScoreSource::Replay)
+        );
         let mut changed = r.clone();
         changed.state_json = "{\"context\":\"y\"}".into();
         let e = replay.score(&changed, &NoProgress).unwrap_err();
@@ -290,7 +338,10 @@ mod tests {
         assert!(lax.score(&changed, &NoProgress).is_ok());
         let mut other = r.clone();
         other.probes[0].pair.pair_id = "t9".into();
-        assert_eq!(lax.score(&other, &NoProgress).unwrap_err().kind, "replay-missing");
+        assert_eq!(
+            lax.score(&other, &NoProgress).unwrap_err().kind,
+            "replay-missing"
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -1,0 +1,511 @@
+//! OpenAI-compatible chat adapter (`--scorer chat`, jev.md §2.2, §6.8): lets a local or hosted
+//! chat model judge the same questions.
+//!
+//! `POST` to a full `/v1/chat/completions` URL with one system message (the rubric) and one user
+//! message (the state JSON, then one block per question), `temperature: 0`, a fixed `seed`,
+//! `max_tokens` = 12 per question + 32, and a strict JSON-schema `response_format`: an object with
+//! one number property per question id, all required, no additional properties. The answer is
+//! `choices[0].message.content` (a JSON string). A refusal, `finish_reason: "length"`, a missing or
+//! non-numeric key fails the batch; it is retried once after halving. Values are clamped to
+//! [0, 1] and rounded to 2 decimals, like Jev's. Batches hold at most 20 pairs by default, because
+//! the model must write every number.
+//!
+//! Generative models' self-reported probabilities are not calibrated like Jev's nouls; callers may
+//! want a per-scorer threshold.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::batch::{self, FULL_CRITERIA, Limits, USEFUL_CRITERIA};
+use super::http::{self, EngineConfig, RetryPolicy, Wire};
+use super::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
+
+/// Default endpoint.
+pub const DEFAULT_URL: &str = "https://api.openai.com/v1/chat/completions";
+/// Key variables, in lookup order.
+pub const KEY_VARS: [&str; 2] = ["PI_SHAKE_CHAT_API_KEY", "OPENAI_API_KEY"];
+/// Default pairs per batch.
+pub const DEFAULT_MAX_PAIRS: usize = 20;
+/// Name of the JSON schema in `response_format`.
+pub const SCHEMA_NAME: &str = "pair_scores";
+
+/// The rubric sent as the system message.
+pub const SYSTEM_PROMPT: &str = "You review the older history of a coding agent's session to \
+decide what can be pruned. You get the current STATE as JSON, then numbered QUESTIONS about past \
+tool calls. Each question is a yes/no statement about one tool call; answer each with your \
+probability, between 0 and 1, that the statement is true (1 = certainly true, 0 = certainly \
+false, 0.5 = undecided; values of 0.5 or more count as yes). Judge every question on its own. \
+Return only the JSON object with one number per question id, and nothing else.";
+
+/// What the CLI fills in for `--scorer chat`.
+#[derive(Clone, PartialEq)]
+pub struct ChatOptions {
+    /// Full endpoint URL (`--chat-url`); `None` = `https://api.openai.com/v1/chat/completions`.
+    pub url: Option<String>,
+    /// Model name (`--chat-model`); required.
+    pub model: String,
+    /// Requests in flight (default 4).
+    pub concurrency: usize,
+    /// Connect timeout (default 10 s).
+    pub connect_timeout: Duration,
+    /// Per-request timeout (default 120 s: local models write every number slowly).
+    pub request_timeout: Duration,
+    /// Allow plain `http://` to a non-loopback host.
+    pub allow_insecure_http: bool,
+    /// Attempts per batch (default 4).
+    pub max_attempts: u32,
+    /// Whole-run time budget (default 180 s).
+    pub run_budget: Duration,
+    /// First backoff delay when the server gives no wait (default 0.5 s).
+    pub backoff_base: Duration,
+    /// Fixed sampling seed (default 0).
+    pub seed: u64,
+    /// Size limits (default: Jev's, with at most 20 pairs per batch).
+    pub limits: Limits,
+    /// An explicit key; `None` reads `PI_SHAKE_CHAT_API_KEY`, then `OPENAI_API_KEY`.
+    pub api_key: Option<String>,
+}
+
+impl Default for ChatOptions {
+    fn default() -> Self {
+        ChatOptions {
+            url: None,
+            model: String::new(),
+            concurrency: 4,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(120),
+            allow_insecure_http: false,
+            max_attempts: 4,
+            run_budget: Duration::from_secs(180),
+            backoff_base: Duration::from_millis(500),
+            seed: 0,
+            limits: Limits {
+                max_pairs: DEFAULT_MAX_PAIRS,
+                ..Limits::default()
+            },
+            api_key: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ChatOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatOptions")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("concurrency", &self.concurrency)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("max_attempts", &self.max_attempts)
+            .field("run_budget", &self.run_budget)
+            .field("backoff_base", &self.backoff_base)
+            .field("seed", &self.seed)
+            .field("limits", &self.limits)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
+}
+
+/// The chat-completions scorer.
+pub struct ChatScorer {
+    opts: ChatOptions,
+    url: reqwest::Url,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for ChatScorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatScorer")
+            .field("url", &self.url.as_str())
+            .field("model", &self.opts.model)
+            .field("has_key", &self.key.is_some())
+            .finish()
+    }
+}
+
+impl ChatScorer {
+    /// Checks the options and finds the key in the process environment.
+    pub fn new(opts: ChatOptions) -> Result<ChatScorer, ScorerError> {
+        ChatScorer::with_env(opts, &http::process_env)
+    }
+
+    /// Like [`ChatScorer::new`] with an injected environment lookup. Errors (kind): `config`,
+    /// `insecure-url`, `missing-key`.
+    pub fn with_env(
+        opts: ChatOptions,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ChatScorer, ScorerError> {
+        let url = http::check_url(
+            opts.url.as_deref().unwrap_or(DEFAULT_URL),
+            opts.allow_insecure_http,
+        )?;
+        if opts.model.trim().is_empty() {
+            return Err(http::local_error(
+                "config",
+                "the chat scorer needs a model name",
+            ));
+        }
+        let key = match &opts.api_key {
+            Some(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
+            _ => http::key_from(env, &KEY_VARS),
+        };
+        if key.is_none() && !http::is_loopback(&url) {
+            return Err(http::local_error(
+                "missing-key",
+                format!(
+                    "no API key for {}: set PI_SHAKE_CHAT_API_KEY or OPENAI_API_KEY",
+                    http::host_label(&url)
+                ),
+            ));
+        }
+        Ok(ChatScorer { opts, url, key })
+    }
+
+    /// `host[:port]` that will receive session content.
+    pub fn receiving_host(&self) -> String {
+        http::host_label(&self.url)
+    }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> &str {
+        self.url.as_str()
+    }
+
+    /// The requested model.
+    pub fn model(&self) -> &str {
+        &self.opts.model
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ChatOptions {
+        &self.opts
+    }
+
+    /// The batches `req` would be sent in (probe indices).
+    pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
+        batch::pack(req, &self.opts.limits)
+    }
+}
+
+impl Scorer for ChatScorer {
+    fn name(&self) -> String {
+        format!("chat ({} @ {})", self.opts.model, self.receiving_host())
+    }
+
+    fn planned_requests(&self, req: &ScoreRequest) -> usize {
+        self.batches(req).len()
+    }
+
+    fn score(
+        &self,
+        req: &ScoreRequest,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PairScore>, ScorerError> {
+        super::jev::check_ids(req)?;
+        let batches = self.batches(req);
+        let wire = ChatWire {
+            req,
+            opts: &self.opts,
+        };
+        let policy = RetryPolicy {
+            max_attempts: self.opts.max_attempts,
+            run_budget: self.opts.run_budget,
+            base_delay: self.opts.backoff_base,
+            ..RetryPolicy::default()
+        };
+        let cfg = EngineConfig {
+            url: &self.url,
+            key: self.key.as_deref(),
+            extra_headers: &[],
+            concurrency: self.opts.concurrency,
+            connect_timeout: self.opts.connect_timeout,
+            request_timeout: self.opts.request_timeout,
+            policy: &policy,
+        };
+        http::run_batches(&cfg, &wire, req, &batches, progress)
+    }
+}
+
+struct ChatWire<'a> {
+    req: &'a ScoreRequest,
+    opts: &'a ChatOptions,
+}
+
+/// Question ids of a batch, in order (`useful_tN`, `full_tN`, …).
+fn ids(req: &ScoreRequest, batch: &[usize]) -> Vec<String> {
+    batch
+        .iter()
+        .filter_map(|&i| req.probes.get(i))
+        .flat_map(|p| {
+            let id = &p.pair.pair_id;
+            [format!("useful_{id}"), format!("full_{id}")]
+        })
+        .collect()
+}
+
+/// The strict JSON schema for a batch's answer.
+pub fn answer_schema(ids: &[String]) -> Value {
+    let props: serde_json::Map<String, Value> = ids
+        .iter()
+        .map(|id| {
+            (
+                id.clone(),
+                json!({"type": "number", "minimum": 0, "maximum": 1}),
+            )
+        })
+        .collect();
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": ids,
+        "additionalProperties": false,
+    })
+}
+
+/// The user message: state, then one block per question.
+fn user_message(req: &ScoreRequest, batch: &[usize]) -> String {
+    let mut m = String::with_capacity(req.state_json.len() + 4096);
+    m.push_str("STATE (JSON):\n");
+    m.push_str(&req.state_json);
+    m.push_str("\n\nQUESTIONS:\n");
+    for p in batch.iter().filter_map(|&i| req.probes.get(i)) {
+        for (prefix, text, (yes, no)) in [
+            ("useful", &p.useful_instructions, USEFUL_CRITERIA),
+            ("full", &p.full_instructions, FULL_CRITERIA),
+        ] {
+            let _ = write!(
+                m,
+                "\n### {prefix}_{id}\n{text}\nTrue (1) means: {yes}\nFalse (0) means: {no}\n",
+                id = p.pair.pair_id
+            );
+        }
+    }
+    let ids = ids(req, batch);
+    let _ = write!(
+        m,
+        "\nReturn one JSON object with exactly these {} keys, each a number from 0 to 1: {}",
+        ids.len(),
+        ids.join(", ")
+    );
+    m
+}
+
+/// Clamps to [0, 1] and rounds to 2 decimals.
+pub fn clamp_round(v: f64) -> f64 {
+    (v.clamp(0.0, 1.0) * 100.0).round() / 100.0
+}
+
+/// Strips a Markdown code fence some models wrap JSON in.
+fn unfence(s: &str) -> &str {
+    let t = s.trim();
+    let Some(rest) = t.strip_prefix("```") else {
+        return t;
+    };
+    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    rest.strip_suffix("```").unwrap_or(rest).trim()
+}
+
+impl Wire for ChatWire<'_> {
+    fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
+        batch::precheck(self.req, &self.opts.limits, batch)
+    }
+
+    fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError> {
+        let ids = ids(self.req, batch);
+        let body = json!({
+            "model": self.opts.model,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": user_message(self.req, batch)},
+            ],
+            "temperature": 0,
+            "seed": self.opts.seed,
+            "max_tokens": 12 * ids.len() + 32,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": SCHEMA_NAME, "strict": true, "schema": answer_schema(&ids)},
+            },
+        });
+        serde_json::to_vec(&body)
+            .map_err(|e| http::local_error("internal", format!("cannot encode the request: {e}")))
+    }
+
+    fn parse(&self, batch: &[usize], body: &[u8]) -> Result<Vec<PairScore>, String> {
+        let v: Value =
+            serde_json::from_slice(body).map_err(|e| format!("the response is not JSON: {e}"))?;
+        let choice = v
+            .get("choices")
+            .and_then(|c| c.get(0))
+            .ok_or_else(|| "the response has no choices".to_string())?;
+        let message = choice.get("message").unwrap_or(&Value::Null);
+        if message
+            .get("refusal")
+            .is_some_and(|r| !r.is_null() && r != &Value::String(String::new()))
+        {
+            return Err("the model refused".to_string());
+        }
+        if choice.get("finish_reason").and_then(Value::as_str) == Some("length") {
+            return Err("the answer was cut off (finish_reason length)".to_string());
+        }
+        let content = message
+            .get("content")
+            .and_then(Value::as_str)
+            .ok_or_else(|| "the answer has no content".to_string())?;
+        let answer: serde_json::Map<String, Value> = serde_json::from_str(unfence(content))
+            .map_err(|_| "the answer is not a JSON object".to_string())?;
+        let model = v
+            .get("model")
+            .and_then(Value::as_str)
+            .map(|m| http::cut(m, 100));
+        let get = |id: &str| -> Result<f64, String> {
+            answer
+                .get(id)
+                .and_then(Value::as_f64)
+                .filter(|x| x.is_finite())
+                .map(clamp_round)
+                .ok_or_else(|| format!("no numeric answer for {id}"))
+        };
+        batch
+            .iter()
+            .filter_map(|&i| self.req.probes.get(i))
+            .map(|p| {
+                let id = &p.pair.pair_id;
+                Ok(PairScore {
+                    pair_id: id.clone(),
+                    useful: get(&format!("useful_{id}"))?,
+                    full: get(&format!("full_{id}"))?,
+                    source: ScoreSource::Chat,
+                    model: model.clone(),
+                })
+            })
+            .collect()
+    }
+
+    fn halve_on_invalid(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::batch::tests::request;
+
+    fn opts() -> ChatOptions {
+        ChatOptions {
+            url: Some("http://127.0.0.1:11434/v1/chat/completions".into()),
+            model: "qwen3:8b".into(),
+            ..ChatOptions::default()
+        }
+    }
+
+    #[test]
+    fn construction_rules() {
+        let none = |_: &str| None;
+        let s = ChatScorer::with_env(opts(), &none).unwrap();
+        assert_eq!(s.receiving_host(), "127.0.0.1:11434");
+        assert_eq!(s.name(), "chat (qwen3:8b @ 127.0.0.1:11434)");
+        let e = ChatScorer::with_env(
+            ChatOptions {
+                model: String::new(),
+                ..opts()
+            },
+            &none,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, "config");
+        let e = ChatScorer::with_env(
+            ChatOptions {
+                url: None,
+                ..opts()
+            },
+            &none,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, "missing-key");
+        let env = |n: &str| (n == "OPENAI_API_KEY").then(|| "sk-oa".to_string());
+        let s = ChatScorer::with_env(
+            ChatOptions {
+                url: None,
+                ..opts()
+            },
+            &env,
+        )
+        .unwrap();
+        assert_eq!(s.receiving_host(), "api.openai.com");
+        assert!(!format!("{s:?}").contains("sk-oa"));
+    }
+
+    #[test]
+    fn schema_and_body_shape() {
+        let req = request(100, &[40, 40]);
+        let o = opts();
+        let wire = ChatWire {
+            req: &req,
+            opts: &o,
+        };
+        let body: Value = serde_json::from_slice(&wire.body(&[0, 1]).unwrap()).unwrap();
+        assert_eq!(body["temperature"], 0);
+        assert_eq!(body["seed"], 0);
+        assert_eq!(body["max_tokens"], 12 * 4 + 32);
+        let rf = &body["response_format"];
+        assert_eq!(rf["type"], "json_schema");
+        assert_eq!(rf["json_schema"]["strict"], true);
+        let schema = &rf["json_schema"]["schema"];
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(
+            schema["required"],
+            json!(["useful_t0", "full_t0", "useful_t1", "full_t1"])
+        );
+        assert_eq!(schema["properties"]["full_t1"]["type"], "number");
+        let user = body["messages"][1]["content"].as_str().unwrap();
+        assert!(user.starts_with("STATE (JSON):\n{\"task\":\"t\"}"));
+        assert!(user.contains("### full_t1\n"));
+    }
+
+    #[test]
+    fn parse_content_clamps_and_rounds() {
+        let req = request(100, &[40]);
+        let o = opts();
+        let wire = ChatWire {
+            req: &req,
+            opts: &o,
+        };
+        let resp = json!({
+            "model": "qwen3:8b",
+            "choices": [{"finish_reason": "stop", "message": {"role": "assistant",
+                "content": "```json\n{\"useful_t0\": 1.7, \"full_t0\": 0.126}\n```"}}]
+        });
+        let s = wire.parse(&[0], resp.to_string().as_bytes()).unwrap();
+        assert_eq!((s[0].useful, s[0].full), (1.0, 0.13));
+        assert_eq!(s[0].source, ScoreSource::Chat);
+        assert_eq!(clamp_round(-0.2), 0.0);
+
+        let bad = [
+            (
+                json!({"choices": [{"message": {"refusal": "no", "content": null}}]}),
+                "refused",
+            ),
+            (
+                json!({"choices": [{"finish_reason": "length", "message": {"content": "{\"useful_t0\": 0.1"}}]}),
+                "cut off",
+            ),
+            (
+                json!({"choices": [{"message": {"content": "{\"useful_t0\": 0.1}"}}]}),
+                "full_t0",
+            ),
+            (
+                json!({"choices": [{"message": {"content": "{\"useful_t0\": \"high\", \"full_t0\": 0}"}}]}),
+                "useful_t0",
+            ),
+            (json!({"choices": []}), "no choices"),
+        ];
+        for (resp, want) in bad {
+            let e = wire.parse(&[0], resp.to_string().as_bytes()).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+}

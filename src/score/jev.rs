@@ -1,0 +1,554 @@
+//! Jev / TypeSafe System One over HTTP: "Jev protocol v1" (jev.md §1.2, §6.2).
+//!
+//! `POST {base}/v1/systemone` (base `https://api.typesafe.ai`, or a full URL for gateways and
+//! local servers) with `{"model", "state", "questions"}`: the state embedded verbatim from
+//! [`ScoreRequest::state_json`] (byte-identical in every request of a run), two `noul` questions
+//! per pair (`useful_tN`, `full_tN`) with string instructions and fixed criteria. Answers must
+//! cover every asked id with `{"type":"noul","noul": x}`, x finite in [0, 1].
+//!
+//! Batching, concurrency, retries, splitting and failure handling are shared with the chat
+//! adapter (`batch`, `http`).
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
+
+use super::batch::{self, FULL_CRITERIA, Limits, USEFUL_CRITERIA};
+use super::http::{self, EngineConfig, RetryPolicy, Wire};
+use super::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
+
+/// Default base URL; the endpoint is `{base}/v1/systemone`.
+pub const DEFAULT_BASE: &str = "https://api.typesafe.ai";
+/// Path appended to [`DEFAULT_BASE`].
+pub const ENDPOINT_PATH: &str = "/v1/systemone";
+/// Default model alias.
+pub const DEFAULT_MODEL: &str = "jev-latest";
+/// Value of the `Pi-Shake-Protocol` header.
+pub const PROTOCOL: &str = "jev-v1";
+/// Key variables, in lookup order.
+pub const KEY_VARS: [&str; 2] = ["PI_SHAKE_JEV_API_KEY", "TYPESAFE_API_KEY"];
+/// Extra key variable, used only when the URL's host is `openrouter.ai` (jev.md §6.2).
+pub const OPENROUTER_KEY_VAR: &str = "OPENROUTER_API_KEY";
+
+/// What the CLI fills in for `--scorer jev`.
+#[derive(Clone, PartialEq)]
+pub struct JevOptions {
+    /// Full endpoint URL (`--jev-url`); `None` = `https://api.typesafe.ai/v1/systemone`.
+    pub url: Option<String>,
+    /// Model alias or pinned version (`--jev-model`, default `jev-latest`).
+    pub model: String,
+    /// Requests in flight (`--jev-concurrency`, default 4).
+    pub concurrency: usize,
+    /// Connect timeout (default 10 s).
+    pub connect_timeout: Duration,
+    /// Per-request timeout, body included (`--jev-timeout`, default 60 s).
+    pub request_timeout: Duration,
+    /// Allow plain `http://` to a non-loopback host (`--allow-insecure-http`).
+    pub allow_insecure_http: bool,
+    /// Attempts per batch (default 4).
+    pub max_attempts: u32,
+    /// Whole-run time budget (default 180 s).
+    pub run_budget: Duration,
+    /// First backoff delay when the server gives no wait (default 0.5 s, doubling, capped 8 s).
+    pub backoff_base: Duration,
+    /// Request size limits.
+    pub limits: Limits,
+    /// An explicit key; `None` reads `PI_SHAKE_JEV_API_KEY`, then `TYPESAFE_API_KEY`.
+    pub api_key: Option<String>,
+}
+
+impl Default for JevOptions {
+    fn default() -> Self {
+        JevOptions {
+            url: None,
+            model: DEFAULT_MODEL.to_string(),
+            concurrency: 4,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            allow_insecure_http: false,
+            max_attempts: 4,
+            run_budget: Duration::from_secs(180),
+            backoff_base: Duration::from_millis(500),
+            limits: Limits::default(),
+            api_key: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for JevOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JevOptions")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .field("concurrency", &self.concurrency)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("max_attempts", &self.max_attempts)
+            .field("run_budget", &self.run_budget)
+            .field("backoff_base", &self.backoff_base)
+            .field("limits", &self.limits)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
+}
+
+/// The System One scorer.
+pub struct SystemOne {
+    opts: JevOptions,
+    url: reqwest::Url,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for SystemOne {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SystemOne")
+            .field("url", &self.url.as_str())
+            .field("model", &self.opts.model)
+            .field("has_key", &self.key.is_some())
+            .finish()
+    }
+}
+
+impl SystemOne {
+    /// Checks the URL and finds the key in the process environment.
+    pub fn new(opts: JevOptions) -> Result<SystemOne, ScorerError> {
+        SystemOne::with_env(opts, &http::process_env)
+    }
+
+    /// Like [`SystemOne::new`] with an injected environment lookup.
+    ///
+    /// Errors (kind): `config` (bad URL), `insecure-url` (plain http to a non-loopback host
+    /// without `allow_insecure_http`), `missing-key` (no key for a non-loopback host).
+    pub fn with_env(
+        opts: JevOptions,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<SystemOne, ScorerError> {
+        let raw = match &opts.url {
+            Some(u) => u.clone(),
+            None => format!("{DEFAULT_BASE}{ENDPOINT_PATH}"),
+        };
+        let url = http::check_url(&raw, opts.allow_insecure_http)?;
+        if opts.model.trim().is_empty() {
+            return Err(http::local_error("config", "the Jev model name is empty"));
+        }
+        let key = match &opts.api_key {
+            Some(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
+            _ => http::key_from(env, &KEY_VARS).or_else(|| {
+                (url.host_str() == Some("openrouter.ai"))
+                    .then(|| http::key_from(env, &[OPENROUTER_KEY_VAR]))
+                    .flatten()
+            }),
+        };
+        if key.is_none() && !http::is_loopback(&url) {
+            return Err(http::local_error(
+                "missing-key",
+                format!(
+                    "no API key for {}: set PI_SHAKE_JEV_API_KEY or TYPESAFE_API_KEY",
+                    http::host_label(&url)
+                ),
+            ));
+        }
+        Ok(SystemOne { opts, url, key })
+    }
+
+    /// `host[:port]` that will receive session content (print it before sending).
+    pub fn receiving_host(&self) -> String {
+        http::host_label(&self.url)
+    }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> &str {
+        self.url.as_str()
+    }
+
+    /// The requested model.
+    pub fn model(&self) -> &str {
+        &self.opts.model
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &JevOptions {
+        &self.opts
+    }
+
+    /// The batches `req` would be sent in (probe indices).
+    pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
+        batch::pack(req, &self.opts.limits)
+    }
+}
+
+impl Scorer for SystemOne {
+    fn name(&self) -> String {
+        format!("jev ({} @ {})", self.opts.model, self.receiving_host())
+    }
+
+    fn planned_requests(&self, req: &ScoreRequest) -> usize {
+        self.batches(req).len()
+    }
+
+    fn score(
+        &self,
+        req: &ScoreRequest,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PairScore>, ScorerError> {
+        check_ids(req)?;
+        let state = state_raw(&req.state_json)?;
+        let batches = self.batches(req);
+        let wire = JevWire {
+            req,
+            state: &state,
+            model: &self.opts.model,
+            limits: &self.opts.limits,
+        };
+        let policy = RetryPolicy {
+            max_attempts: self.opts.max_attempts,
+            run_budget: self.opts.run_budget,
+            base_delay: self.opts.backoff_base,
+            ..RetryPolicy::default()
+        };
+        let headers = [("pi-shake-protocol", PROTOCOL)];
+        let cfg = EngineConfig {
+            url: &self.url,
+            key: self.key.as_deref(),
+            extra_headers: &headers,
+            concurrency: self.opts.concurrency,
+            connect_timeout: self.opts.connect_timeout,
+            request_timeout: self.opts.request_timeout,
+            policy: &policy,
+        };
+        http::run_batches(&cfg, &wire, req, &batches, progress)
+    }
+}
+
+/// Pair ids must be unique: they become question ids.
+pub(crate) fn check_ids(req: &ScoreRequest) -> Result<(), ScorerError> {
+    let mut seen = std::collections::HashSet::new();
+    for p in &req.probes {
+        if !seen.insert(p.pair.pair_id.as_str()) {
+            return Err(http::local_error(
+                "config",
+                format!("duplicate pair id {}", http::cut(&p.pair.pair_id, 40)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The state as a raw JSON value (kept byte for byte); System One takes a string, object or
+/// array.
+fn state_raw(state_json: &str) -> Result<Box<RawValue>, ScorerError> {
+    let raw = RawValue::from_string(state_json.to_string())
+        .map_err(|e| http::local_error("config", format!("the state is not valid JSON: {e}")))?;
+    match raw.get().trim_start().as_bytes().first() {
+        Some(b'{' | b'[' | b'"') => Ok(raw),
+        _ => Err(http::local_error(
+            "config",
+            "the state must be a JSON object, array or string",
+        )),
+    }
+}
+
+struct JevWire<'a> {
+    req: &'a ScoreRequest,
+    state: &'a RawValue,
+    model: &'a str,
+    limits: &'a Limits,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    state: &'a RawValue,
+    questions: Questions<'a>,
+}
+
+struct Questions<'a> {
+    req: &'a ScoreRequest,
+    batch: &'a [usize],
+}
+
+#[derive(Serialize)]
+struct Noul<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    instructions: &'a str,
+    criteria: Criteria<'a>,
+}
+
+#[derive(Serialize)]
+struct Criteria<'a> {
+    #[serde(rename = "true")]
+    yes: &'a str,
+    #[serde(rename = "false")]
+    no: &'a str,
+}
+
+impl Serialize for Questions<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.batch.len() * 2))?;
+        for &i in self.batch {
+            let Some(p) = self.req.probes.get(i) else {
+                continue;
+            };
+            let id = &p.pair.pair_id;
+            map.serialize_entry(
+                &format!("useful_{id}"),
+                &Noul {
+                    kind: "noul",
+                    instructions: &p.useful_instructions,
+                    criteria: Criteria {
+                        yes: USEFUL_CRITERIA.0,
+                        no: USEFUL_CRITERIA.1,
+                    },
+                },
+            )?;
+            map.serialize_entry(
+                &format!("full_{id}"),
+                &Noul {
+                    kind: "noul",
+                    instructions: &p.full_instructions,
+                    criteria: Criteria {
+                        yes: FULL_CRITERIA.0,
+                        no: FULL_CRITERIA.1,
+                    },
+                },
+            )?;
+        }
+        map.end()
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Response {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    answers: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Reads the noul value for `id`, or says why it is invalid.
+fn noul(answers: &serde_json::Map<String, serde_json::Value>, id: &str) -> Result<f64, String> {
+    let a = answers
+        .get(id)
+        .ok_or_else(|| format!("no answer for {id}"))?;
+    let kind = a.get("type").and_then(|t| t.as_str());
+    if kind != Some("noul") {
+        return Err(format!(
+            "answer for {id} has type {}, expected noul",
+            kind.map_or_else(|| "(none)".to_string(), |k| http::cut(k, 20))
+        ));
+    }
+    let v = a
+        .get("noul")
+        .and_then(serde_json::Value::as_f64)
+        .ok_or_else(|| format!("answer for {id} has no numeric noul"))?;
+    if !v.is_finite() || !(0.0..=1.0).contains(&v) {
+        return Err(format!("answer for {id} is out of range: {v}"));
+    }
+    Ok(v)
+}
+
+impl Wire for JevWire<'_> {
+    fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
+        batch::precheck(self.req, self.limits, batch)
+    }
+
+    fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError> {
+        serde_json::to_vec(&Body {
+            model: self.model,
+            state: self.state,
+            questions: Questions {
+                req: self.req,
+                batch,
+            },
+        })
+        .map_err(|e| http::local_error("internal", format!("cannot encode the request: {e}")))
+    }
+
+    fn parse(&self, batch: &[usize], body: &[u8]) -> Result<Vec<PairScore>, String> {
+        let resp: Response = serde_json::from_slice(body)
+            .map_err(|e| format!("the response is not a System One answer: {e}"))?;
+        let answers = resp
+            .answers
+            .ok_or_else(|| "the response has no answers".to_string())?;
+        let model = resp.model.map(|m| http::cut(&m, 100));
+        batch
+            .iter()
+            .filter_map(|&i| self.req.probes.get(i))
+            .map(|p| {
+                let id = &p.pair.pair_id;
+                Ok(PairScore {
+                    pair_id: id.clone(),
+                    useful: noul(&answers, &format!("useful_{id}"))?,
+                    full: noul(&answers, &format!("full_{id}"))?,
+                    source: ScoreSource::Jev,
+                    model: model.clone(),
+                })
+            })
+            .collect()
+    }
+
+    fn halve_on_invalid(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::batch::tests::request;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn default_url_needs_a_key() {
+        let e = SystemOne::with_env(JevOptions::default(), &no_env).unwrap_err();
+        assert_eq!(e.kind, "missing-key");
+        let env = |n: &str| (n == "TYPESAFE_API_KEY").then(|| "sk-ts".to_string());
+        let s = SystemOne::with_env(JevOptions::default(), &env).unwrap();
+        assert_eq!(s.url(), "https://api.typesafe.ai/v1/systemone");
+        assert_eq!(s.receiving_host(), "api.typesafe.ai");
+        assert_eq!(s.name(), "jev (jev-latest @ api.typesafe.ai)");
+        assert_eq!(s.key.as_deref(), Some("sk-ts"));
+        // PI_SHAKE_JEV_API_KEY wins.
+        let env = |n: &str| match n {
+            "TYPESAFE_API_KEY" => Some("sk-ts".to_string()),
+            "PI_SHAKE_JEV_API_KEY" => Some("sk-pi".to_string()),
+            _ => None,
+        };
+        let s = SystemOne::with_env(JevOptions::default(), &env).unwrap();
+        assert_eq!(s.key.as_deref(), Some("sk-pi"));
+        assert!(!format!("{s:?}").contains("sk-pi"));
+    }
+
+    #[test]
+    fn openrouter_key_only_for_openrouter() {
+        let env = |n: &str| (n == OPENROUTER_KEY_VAR).then(|| "sk-or".to_string());
+        let opts = JevOptions {
+            url: Some("https://openrouter.ai/api/alpha/decisions".into()),
+            ..JevOptions::default()
+        };
+        let s = SystemOne::with_env(opts, &env).unwrap();
+        assert_eq!(s.key.as_deref(), Some("sk-or"));
+        let opts = JevOptions {
+            url: Some("https://gateway.example/v1/systemone".into()),
+            ..JevOptions::default()
+        };
+        assert_eq!(
+            SystemOne::with_env(opts, &env).unwrap_err().kind,
+            "missing-key"
+        );
+    }
+
+    #[test]
+    fn loopback_needs_no_key_and_insecure_is_refused() {
+        let opts = JevOptions {
+            url: Some("http://127.0.0.1:8080/v1/systemone".into()),
+            ..JevOptions::default()
+        };
+        let s = SystemOne::with_env(opts, &no_env).unwrap();
+        assert_eq!(s.receiving_host(), "127.0.0.1:8080");
+        let opts = JevOptions {
+            url: Some("http://jev.example/v1/systemone".into()),
+            api_key: Some("k".into()),
+            ..JevOptions::default()
+        };
+        assert_eq!(
+            SystemOne::with_env(opts.clone(), &no_env).unwrap_err().kind,
+            "insecure-url"
+        );
+        let opts = JevOptions {
+            allow_insecure_http: true,
+            ..opts
+        };
+        assert!(SystemOne::with_env(opts, &no_env).is_ok());
+    }
+
+    #[test]
+    fn body_embeds_state_verbatim_and_orders_questions() {
+        let mut req = request(100, &[50, 60]);
+        req.state_json = "{\"b\": 1,   \"a\": [1.50, 2e3]}".into();
+        let state = state_raw(&req.state_json).unwrap();
+        let limits = Limits::default();
+        let wire = JevWire {
+            req: &req,
+            state: &state,
+            model: "jev-latest",
+            limits: &limits,
+        };
+        let body = String::from_utf8(wire.body(&[0, 1]).unwrap()).unwrap();
+        assert!(
+            body.contains("\"state\":{\"b\": 1,   \"a\": [1.50, 2e3]}"),
+            "{body}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let ids: Vec<&String> = v["questions"].as_object().unwrap().keys().collect();
+        assert_eq!(ids, ["useful_t0", "full_t0", "useful_t1", "full_t1"]);
+        assert_eq!(v["questions"]["full_t1"]["type"], "noul");
+        assert!(v["questions"]["full_t1"]["instructions"].is_string());
+        assert_eq!(
+            v["questions"]["useful_t0"]["criteria"]["true"],
+            USEFUL_CRITERIA.0
+        );
+    }
+
+    #[test]
+    fn state_must_be_object_array_or_string() {
+        assert!(state_raw("{}").is_ok());
+        assert!(state_raw("[1]").is_ok());
+        assert!(state_raw("\"s\"").is_ok());
+        assert_eq!(state_raw("3").unwrap_err().kind, "config");
+        assert_eq!(state_raw("{").unwrap_err().kind, "config");
+    }
+
+    #[test]
+    fn answer_validation() {
+        let req = request(100, &[50]);
+        let state = state_raw("{}").unwrap();
+        let limits = Limits::default();
+        let wire = JevWire {
+            req: &req,
+            state: &state,
+            model: "m",
+            limits: &limits,
+        };
+        let ok = br#"{"model":"jev-1.13.0","answers":{"useful_t0":{"type":"noul","noul":0.5},"full_t0":{"type":"noul","noul":0},"extra":{"type":"noul","noul":1}}}"#;
+        let s = wire.parse(&[0], ok).unwrap();
+        assert_eq!(s[0].useful, 0.5);
+        assert_eq!(s[0].full, 0.0);
+        assert_eq!(s[0].model.as_deref(), Some("jev-1.13.0"));
+        let cases: [(&[u8], &str); 6] = [
+            (br#"{"answers":{"useful_t0":{"type":"noul","noul":0.5}}}"#, "no answer for full_t0"),
+            (
+                br#"{"answers":{"useful_t0":{"type":"noul","noul":1.01},"full_t0":{"type":"noul","noul":0}}}"#,
+                "out of range",
+            ),
+            (
+                br#"{"answers":{"useful_t0":{"type":"noul","noul":-0.1},"full_t0":{"type":"noul","noul":0}}}"#,
+                "out of range",
+            ),
+            (
+                br#"{"answers":{"useful_t0":{"type":"score","noul":0.5},"full_t0":{"type":"noul","noul":0}}}"#,
+                "expected noul",
+            ),
+            (br#"{"model":"x"}"#, "no answers"),
+            (b"<html>", "not a System One answer"),
+        ];
+        for (body, want) in cases {
+            let e = wire.parse(&[0], body).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused() {
+        let mut req = request(100, &[50, 50]);
+        req.probes[1].pair.pair_id = "t0".into();
+        assert_eq!(check_ids(&req).unwrap_err().kind, "config");
+    }
+}
