@@ -63,7 +63,13 @@ where
             move || commands::dispatch(cli, &printer)
         })
         .map_err(anyhow::Error::from)
-        .and_then(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("internal error: the command thread panicked"))));
+        .and_then(|h| {
+            h.join().unwrap_or_else(|_| {
+                Err(anyhow::anyhow!(
+                    "internal error: the command thread panicked"
+                ))
+            })
+        });
     match outcome {
         Ok(()) => error::ExitCode::Ok as u8,
         Err(e) => {

@@ -205,19 +205,17 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
         Body::BranchSummary {
             summary_len,
             summary_truthy,
-        } => {
-            if *summary_truthy {
-                msgs.push((
-                    pmsg(
-                        "branchSummary",
-                        summary_len.map(|l| l.div_ceil(4)),
-                        None,
-                        false,
-                    ),
+        } if *summary_truthy => {
+            msgs.push((
+                pmsg(
+                    "branchSummary",
+                    summary_len.map(|l| l.div_ceil(4)),
                     None,
-                    None,
-                ));
-            }
+                    false,
+                ),
+                None,
+                None,
+            ));
         }
         Body::Compaction {
             summary_len,
@@ -561,13 +559,13 @@ pub fn materialize(
     };
     // Read through pi-shake's own overlays: restore what undo would restore.
     let mut edit = Some(edit);
-    if mode == Overlays::ThroughShake {
-        if let Some(w) = wall {
-            if let Some(item) = w.item(pe.idx).filter(|it| Some(it.edit) == pe.edit) {
-                edit = item.base;
-            } else if let Some(to) = w.restores.get(&edit.unwrap_or(usize::MAX)) {
-                edit = *to;
-            }
+    if mode == Overlays::ThroughShake
+        && let Some(w) = wall
+    {
+        if let Some(item) = w.item(pe.idx).filter(|it| Some(it.edit) == pe.edit) {
+            edit = item.base;
+        } else if let Some(to) = w.restores.get(&edit.unwrap_or(usize::MAX)) {
+            edit = *to;
         }
     }
     let Some(edit) = edit else {

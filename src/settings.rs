@@ -376,14 +376,13 @@ pub fn keep_recent_tokens(session_cwd: Option<&str>, model_key: Option<&str>) ->
                 )
             })?;
         }
-        if let (Some(m), Some(ov)) = (model_key, c.get("modelOverrides")) {
-            if let Some(k) = ov
+        if let (Some(m), Some(ov)) = (model_key, c.get("modelOverrides"))
+            && let Some(k) = ov
                 .get(m)
                 .and_then(|o| o.get("keepRecentTokens"))
                 .and_then(Value::as_u64)
-            {
-                over = Some(k);
-            }
+        {
+            over = Some(k);
         }
     }
     Ok(over.unwrap_or(keep))

@@ -39,11 +39,11 @@ impl Tree {
         let mut dups = 0usize;
         let mut first_dup_line = None;
         for (i, e) in s.entries.iter().enumerate() {
-            if let Some(id) = &e.id {
-                if t.by_id.insert(id.clone(), i).is_some() {
-                    dups += 1;
-                    first_dup_line.get_or_insert(e.line);
-                }
+            if let Some(id) = &e.id
+                && t.by_id.insert(id.clone(), i).is_some()
+            {
+                dups += 1;
+                first_dup_line.get_or_insert(e.line);
             }
         }
         if dups > 0 {

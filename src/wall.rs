@@ -158,10 +158,7 @@ impl Wall {
     pub fn build(s: &Session, t: &Tree, p: &Projection) -> Wall {
         let mut w = Wall::default();
         let lookup = |id: &str| -> Option<usize> {
-            t.by_id
-                .get(&Key::from_str(id))
-                .copied()
-                .filter(|&i| t.on_path[i])
+            t.by_id.get(&Key::of(id)).copied().filter(|&i| t.on_path[i])
         };
         for &i in &t.path {
             let e = &s.entries[i];

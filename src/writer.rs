@@ -412,12 +412,12 @@ fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> 
         }
         is_log(j)
     });
-    if let (false, Ok(m)) = (last_is_ours, meta.modified()) {
-        if let Ok(age) = SystemTime::now().duration_since(m) {
-            if age < Duration::from_secs(RECENT_SECS)
-                && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none()
-            {
-                return Err(Fault::new(
+    if let (false, Ok(m)) = (last_is_ours, meta.modified())
+        && let Ok(age) = SystemTime::now().duration_since(m)
+        && age < Duration::from_secs(RECENT_SECS)
+        && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none()
+    {
+        return Err(Fault::new(
                     FaultKind::Unsafe,
                     format!(
                         "{}: refusing to write: the session was modified {:.1}s ago; pi may be running on it",
@@ -427,12 +427,11 @@ fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> 
                 )
                 .hint("close pi (or wait until it is idle and closed) and retry, or pass --force if you are sure")
                 .into());
-            }
-        }
     }
-    if let Some(cwd) = s.header.cwd.as_deref() {
-        if let Some(pid) = pi_process_in(Path::new(cwd)) {
-            return Err(Fault::new(
+    if let Some(cwd) = s.header.cwd.as_deref()
+        && let Some(pid) = pi_process_in(Path::new(cwd))
+    {
+        return Err(Fault::new(
                 FaultKind::Unsafe,
                 format!(
                     "{}: refusing to write: a pi process (pid {pid}) is running in {cwd}; pi never re-reads the file, so entries appended now would end on a dead branch",
@@ -441,7 +440,6 @@ fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> 
             )
             .hint("quit pi first, or pass --force if that pi is working on another session")
             .into());
-        }
     }
     Ok(())
 }
@@ -463,10 +461,10 @@ pub fn pi_process_in(cwd: &Path) -> Option<u32> {
         if !looks_like_pi(&cmd) {
             continue;
         }
-        if let Ok(pcwd) = std::fs::read_link(ent.path().join("cwd")) {
-            if pcwd == cwd {
-                return Some(pid);
-            }
+        if let Ok(pcwd) = std::fs::read_link(ent.path().join("cwd"))
+            && pcwd == cwd
+        {
+            return Some(pid);
         }
     }
     None

@@ -256,7 +256,8 @@ pub fn plan(
             let Some(after) = tokens_of(s, pe.idx, &new_content) else {
                 continue;
             };
-            if after >= cur_tokens {
+            // Each step already shrinks its own region; an entry never grows.
+            if after > cur_tokens {
                 continue;
             }
             content = new_content;
@@ -295,52 +296,61 @@ type Step = Option<(&'static str, u32, Value)>;
 
 /// A whole tool result: its text blocks become one placeholder; other blocks (images) stay.
 fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str>) -> Step {
-    let ph = format!(
-        "[{} output omitted (~{} tokens)]",
-        tool.filter(|t| !t.is_empty()).unwrap_or("tool"),
-        thousands(text_chars.div_ceil(4))
-    );
+    let placeholder = |chars: u64| {
+        format!(
+            "[{} output omitted (~{} tokens)]",
+            tool.filter(|t| !t.is_empty()).unwrap_or("tool"),
+            thousands(chars.div_ceil(4))
+        )
+    };
     if simple {
+        let ph = placeholder(text_chars);
+        if !shrinks(&ph, text_chars) {
+            return None;
+        }
         return Some(("toolResult", 1, json!([{"type": "text", "text": ph}])));
     }
     let blocks = content.as_array()?;
     let mut out = Vec::with_capacity(blocks.len());
-    let mut placed = false;
-    let mut n = 0u32;
+    let mut first: Option<usize> = None;
     let mut chars = 0u64;
     for b in blocks {
-        if b.get("type").and_then(Value::as_str) == Some("text") {
-            n += 1;
-            chars += b
-                .get("text")
-                .and_then(Value::as_str)
-                .map(crate::jscompat::utf16_len)
-                .unwrap_or(0) as u64;
-            if !placed {
-                out.push(json!({"type": "text", "text": ""}));
-                placed = true;
+        let text = (b.get("type").and_then(Value::as_str) == Some("text"))
+            .then(|| b.get("text").and_then(Value::as_str))
+            .flatten();
+        match text {
+            // pi-shake's own placeholders (an image folded earlier) stay as they are.
+            Some(t) if !is_placeholder(t) => {
+                chars += crate::jscompat::utf16_len(t) as u64;
+                if first.is_none() {
+                    first = Some(out.len());
+                    out.push(Value::Null);
+                }
             }
-            continue;
+            _ => out.push(b.clone()),
         }
-        out.push(b.clone());
     }
-    if n == 0 || chars == 0 {
+    let at = first?;
+    let ph = placeholder(chars);
+    if !shrinks(&ph, chars) {
         return None;
     }
-    let ph = format!(
-        "[{} output omitted (~{} tokens)]",
-        tool.filter(|t| !t.is_empty()).unwrap_or("tool"),
-        thousands(chars.div_ceil(4))
-    );
-    for b in &mut out {
-        if b.get("type").and_then(Value::as_str) == Some("text")
-            && b.get("text").and_then(Value::as_str) == Some("")
-        {
-            b["text"] = Value::String(ph);
-            break;
-        }
-    }
+    out[at] = json!({"type": "text", "text": ph});
     Some(("toolResult", 1, Value::Array(out)))
+}
+
+/// A placeholder replaces `chars` only if its own estimate is smaller (judged on the region
+/// alone, so the decision does not depend on what else the entry holds or on rounding).
+fn shrinks(placeholder: &str, chars: u64) -> bool {
+    (crate::jscompat::utf16_len(placeholder) as u64).div_ceil(4) < chars.div_ceil(4)
+}
+
+/// Whether `text` is a placeholder pi-shake wrote (`[… omitted (~N tokens)]`).
+pub fn is_placeholder(text: &str) -> bool {
+    text.starts_with('[')
+        && text.ends_with(" tokens)]")
+        && text.contains(" omitted (~")
+        && !text.contains('\n')
 }
 
 /// Fenced blocks and XML spans of at least `min` tokens, replaced in place.
@@ -350,8 +360,10 @@ fn fold_blocks(content: &Value, min: u64) -> Step {
             .into_iter()
             .filter(|r| {
                 r.tokens >= min
-                    && crate::jscompat::utf16_len(&r.placeholder())
-                        < crate::jscompat::utf16_len(&t[r.start..r.end])
+                    && shrinks(
+                        &r.placeholder(),
+                        crate::jscompat::utf16_len(&t[r.start..r.end]) as u64,
+                    )
             })
             .collect();
         if regions.is_empty() {
@@ -403,11 +415,19 @@ fn fold_thinking(content: &Value) -> Step {
         }
         out.push(b.clone());
     }
-    if n == 0 {
+    if n == 0 || chars == 0 {
         return None;
     }
     if out.is_empty() {
-        out.push(json!({"type": "text", "text": format!("[thinking omitted (~{} tokens)]", thousands(chars.div_ceil(4)))}));
+        // Never leave an assistant message empty: a placeholder, if it is smaller.
+        let ph = format!(
+            "[thinking omitted (~{} tokens)]",
+            thousands(chars.div_ceil(4))
+        );
+        if !shrinks(&ph, chars) {
+            return None;
+        }
+        out.push(json!({"type": "text", "text": ph}));
     }
     Some(("thinking", n, Value::Array(out)))
 }

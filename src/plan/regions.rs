@@ -72,7 +72,7 @@ fn open_tag(line: &str) -> Option<&str> {
     Some(name)
 }
 
-fn close_tag<'a>(line: &'a str) -> Option<&'a str> {
+fn close_tag(line: &str) -> Option<&str> {
     let l = line.strip_suffix('\r').unwrap_or(line);
     let name = l.strip_prefix("</")?.strip_suffix('>')?;
     if name.is_empty()
@@ -100,12 +100,14 @@ pub fn find_regions(text: &str) -> Vec<Region> {
         let body = line.strip_suffix('\n').unwrap_or(line);
         let end = start + body.len();
         if let Some((c, n, _, _)) = &fence {
-            if let Some((c2, n2, rest)) = fence_marker(body) {
-                if c2 == *c && n2 >= *n && rest.trim().is_empty() {
-                    let (_, _, fstart, lang) = fence.take().unwrap_or(('`', 0, start, None));
-                    if tags.is_empty() {
-                        out.push(region(text, fstart, end, RegionKind::Fence(lang)));
-                    }
+            if let Some((c2, n2, rest)) = fence_marker(body)
+                && c2 == *c
+                && n2 >= *n
+                && rest.trim().is_empty()
+            {
+                let (_, _, fstart, lang) = fence.take().unwrap_or(('`', 0, start, None));
+                if tags.is_empty() {
+                    out.push(region(text, fstart, end, RegionKind::Fence(lang)));
                 }
             }
             continue;
@@ -132,17 +134,17 @@ pub fn find_regions(text: &str) -> Vec<Region> {
             tags.push(name);
             continue;
         }
-        if let Some(name) = close_tag(body) {
-            if let Some(at) = tags.iter().rposition(|t| *t == name) {
-                tags.truncate(at);
-                if tags.is_empty() {
-                    out.push(region(
-                        text,
-                        xml_start,
-                        end,
-                        RegionKind::Xml(name.to_string()),
-                    ));
-                }
+        if let Some(name) = close_tag(body)
+            && let Some(at) = tags.iter().rposition(|t| *t == name)
+        {
+            tags.truncate(at);
+            if tags.is_empty() {
+                out.push(region(
+                    text,
+                    xml_start,
+                    end,
+                    RegionKind::Xml(name.to_string()),
+                ));
             }
         }
     }

@@ -27,7 +27,7 @@ pub struct Key(pub Box<str>);
 
 impl Key {
     /// A string id.
-    pub fn from_str(s: &str) -> Key {
+    pub fn of(s: &str) -> Key {
         Key(s.into())
     }
     /// The id as pi shows it (strings as is, other values as their JSON text).
@@ -831,6 +831,8 @@ fn parse_replacement(raw: Option<&RawValue>) -> Replacement {
 }
 
 /// How a line turned out.
+// One value per line, consumed at once: boxing the large variant would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Parsed {
     /// Blank after JS `trim()`: skipped silently.
@@ -978,7 +980,9 @@ pub fn parse_value(text: &str) -> Result<(serde_json::Value, bool), serde_json::
         Err(e) if is_depth_error(&e) && nesting_depth(text) <= MAX_DEPTH => {
             let repaired = jscompat::repair_lone_surrogates(text);
             let t = repaired.as_deref().unwrap_or(text);
-            stacker::grow(512 << 20, || from_str_deep::<serde_json::Value>(t).map(|v| (v, repaired.is_some())))
+            stacker::grow(512 << 20, || {
+                from_str_deep::<serde_json::Value>(t).map(|v| (v, repaired.is_some()))
+            })
         }
         other => other,
     }
@@ -1071,20 +1075,20 @@ fn slow_path_inner(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode
         // Repair keeps byte offsets (`\ud83d` and `\ufffd` are both six bytes), so the typed
         // parse of the repaired text can be mapped back onto the original for the one place
         // where a lone surrogate's length differs: `JSON.stringify` prints it as `\udxxx`.
-        if let Some(fixed) = jscompat::repair_lone_surrogates(text) {
-            if let Ok(raw) = serde_json::from_str::<RawEntry<'_>>(&fixed) {
-                let header = header_of(&fixed);
-                let mut entry = build(raw, line, offset, len, mode);
-                let extra = lone_surrogates_in_tool_args(text, &fixed);
-                if let Body::Message(m) = &mut entry.body {
-                    m.content.toolcall_chars += 5 * extra;
-                }
-                return Parsed::Entry {
-                    entry,
-                    repaired,
-                    header,
-                };
+        if let Some(fixed) = jscompat::repair_lone_surrogates(text)
+            && let Ok(raw) = serde_json::from_str::<RawEntry<'_>>(&fixed)
+        {
+            let header = header_of(&fixed);
+            let mut entry = build(raw, line, offset, len, mode);
+            let extra = lone_surrogates_in_tool_args(text, &fixed);
+            if let Body::Message(m) = &mut entry.body {
+                m.content.toolcall_chars += 5 * extra;
             }
+            return Parsed::Entry {
+                entry,
+                repaired,
+                header,
+            };
         }
     }
     // Re-serialising collapses duplicate keys (last wins) and repaired surrogates.

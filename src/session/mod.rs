@@ -543,12 +543,12 @@ fn migrate_v1(s: &mut Session) {
         let e = &mut s.entries[i];
         e.id = Some(new_id(i));
         e.parent = if i == 0 { None } else { Some(new_id(i - 1)) };
-        if let Body::Compaction { first_kept, .. } = &mut e.body {
-            if let Some(k) = first_kept_index {
-                let k = k as usize;
-                if k >= 1 && k - 1 < n {
-                    *first_kept = Some(new_id(k - 1));
-                }
+        if let Body::Compaction { first_kept, .. } = &mut e.body
+            && let Some(k) = first_kept_index
+        {
+            let k = k as usize;
+            if k >= 1 && k - 1 < n {
+                *first_kept = Some(new_id(k - 1));
             }
         }
     }

@@ -145,7 +145,7 @@ pub fn pi_shake_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
-/// Strip the volatile parts of pi's message objects for deep comparison (none today).
-pub fn messages(v: &Value) -> Vec<Value> {
-    v["messages"].as_array().cloned().unwrap_or_default()
+/// pi's view of one file.
+pub fn oracle1(path: &Path, flags: &[&str]) -> Value {
+    oracle(&[path.to_path_buf()], flags).remove(0)
 }

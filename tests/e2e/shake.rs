@@ -42,7 +42,7 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
     let f = copy_fixture(fixture);
     let fs = f.to_str().unwrap();
     let before_bytes = bytes(&f);
-    let pre = &oracle(&[f.clone()], &["--messages"])[0];
+    let pre = &oracle1(&f, &["--messages"]);
     assert_eq!(pre["ok"], json!(true));
 
     // dry-run writes nothing.
@@ -90,7 +90,7 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
         "dry-run and shake planned differently"
     );
 
-    let post = &oracle(&[f.clone()], &["--messages"])[0];
+    let post = &oracle1(&f, &["--messages"]);
     assert_eq!(
         post["ok"],
         json!(true),
@@ -134,7 +134,7 @@ fn round_trip(fixture: &Path, args: &[&str]) -> usize {
     assert_eq!(u.json()["restored"], json!(folded.len()));
     let undone_bytes = bytes(&f);
     assert!(undone_bytes.starts_with(&after_bytes));
-    let back = &oracle(&[f.clone()], &["--messages"])[0];
+    let back = &oracle1(&f, &["--messages"]);
     assert_eq!(back["ok"], json!(true));
     assert_eq!(
         back["messages"], pre["messages"],
@@ -175,16 +175,16 @@ fn scopes_combine_then_undo_restores_everything() {
     for name in ["long-session.jsonl", "image-read.jsonl", "thinking.jsonl"] {
         let f = copy_fixture(&root().join("sessions-fixtures/pi").join(name));
         let fs = f.to_str().unwrap();
-        let pre = &oracle(&[f.clone()], &["--messages"])[0];
+        let pre = &oracle1(&f, &["--messages"]);
         for scope in ["elide", "images", "thinking"] {
             let r = pi_shake(&["shake", "--profile", "aggressive", "--scope", scope, fs]);
             assert_eq!(r.code, 0, "{}", r.stderr);
         }
-        let mid = &oracle(&[f.clone()], &["--messages"])[0];
+        let mid = &oracle1(&f, &["--messages"]);
         assert_eq!(mid["ok"], json!(true));
         let u = pi_shake(&["undo", fs]);
         assert_eq!(u.code, 0, "{}", u.stderr);
-        let back = &oracle(&[f.clone()], &["--messages"])[0];
+        let back = &oracle1(&f, &["--messages"]);
         assert_eq!(back["messages"], pre["messages"], "{name}");
         // After undo, shake folds again.
         let r = pi_shake(&[

@@ -1,0 +1,212 @@
+//! compact end to end: real pi loads the result, projects our summary first and continues at
+//! our firstKeptEntryId (= pi's own prepareCompaction cut); the context shrinks; user messages
+//! survive; a shaken session is compacted from its raw content; folds behind the new boundary
+//! are reported as moot.
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+fn compact_json(f: &std::path::Path, extra: &[&str]) -> Value {
+    let mut args = vec!["compact", "--json"];
+    args.extend_from_slice(extra);
+    args.push(f.to_str().unwrap());
+    let r = pi_shake(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.json()
+}
+
+#[test]
+fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
+    if !need_oracle() {
+        return;
+    }
+    let mut compacted = 0;
+    for keep in ["20000", "2000"] {
+        for fx in fixtures("pi") {
+            let f = copy_fixture(&fx);
+            let flag = format!("--compaction={keep}");
+            let pi_before = &oracle1(&f, &[&flag, "--messages"]);
+            let rep = compact_json(&f, &["--keep-recent-tokens", keep]);
+            let pi_prep = &pi_before["compaction"];
+            if pi_prep.is_null() {
+                assert_eq!(
+                    rep["compacted"],
+                    json!(false),
+                    "{}: pi has nothing to compact",
+                    fx.display()
+                );
+                continue;
+            }
+            assert_eq!(
+                rep["firstKeptEntryId"],
+                pi_prep["firstKeptEntryId"],
+                "{} keep {keep}",
+                fx.display()
+            );
+            assert_eq!(rep["isSplitTurn"], pi_prep["isSplitTurn"]);
+            let after = &oracle1(&f, &["--messages"]);
+            assert_eq!(
+                after["ok"],
+                json!(true),
+                "{}: {}",
+                fx.display(),
+                after["error"]
+            );
+            let rows = after["projection"].as_array().unwrap();
+            let entry = rep["entryId"].as_str().unwrap();
+            // Our compaction projects first (system replay + summary) …
+            let lead: Vec<&Value> = rows
+                .iter()
+                .take_while(|r| r["entryId"] == json!(entry))
+                .collect();
+            assert!(
+                lead.iter().any(|r| r["role"] == json!("compactionSummary")),
+                "{}",
+                fx.display()
+            );
+            // … then continues exactly at the first kept entry.
+            assert_eq!(
+                rows[lead.len()]["entryId"],
+                pi_prep["firstKeptEntryId"],
+                "{}",
+                fx.display()
+            );
+            // Smaller than before (pi's pure estimate before vs after).
+            let before_est: u64 = pi_before["projection"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["tokens"].as_u64().unwrap())
+                .sum();
+            let after_ctx = after["contextTokens"].as_u64().unwrap();
+            assert!(
+                after_ctx < before_est,
+                "{}: {after_ctx} !< {before_est}",
+                fx.display()
+            );
+            // Every user message of the region survives (its head, verbatim).
+            let summary = after["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == json!("compactionSummary"))
+                .unwrap()["summary"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(
+                !summary.contains(" omitted (~") || summary.contains("[image"),
+                "placeholder in summary"
+            );
+            for m in pi_before["messages"].as_array().unwrap() {
+                if m["role"] != json!("user") {
+                    continue;
+                }
+                let text = match &m["content"] {
+                    Value::String(s) => s.clone(),
+                    Value::Array(a) => a
+                        .iter()
+                        .filter_map(|b| b["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => String::new(),
+                };
+                let head: String = text.chars().take(60).collect();
+                let kept_ids: Vec<&Value> = rows.iter().map(|r| &r["entryId"]).collect();
+                let _ = kept_ids;
+                if !head.trim().is_empty()
+                    && !after["messages"].as_array().unwrap().iter().any(|k| {
+                        k["role"] == json!("user")
+                            && k["content"]
+                                .to_string()
+                                .contains(&head.replace('"', "\\\"")[..head.len().min(20)])
+                    })
+                {
+                    assert!(
+                        summary.contains(head.lines().next().unwrap_or("")),
+                        "{}: user message lost: {head:?}",
+                        fx.display()
+                    );
+                }
+            }
+            compacted += 1;
+        }
+    }
+    assert!(compacted >= 6, "only {compacted} compactions");
+}
+
+#[test]
+fn compacting_a_shaken_session_reads_raw_content_and_reports_moot_folds() {
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/tools-large-output.jsonl"));
+    let fs = f.to_str().unwrap();
+    let r = pi_shake(&["shake", "--profile", "aggressive", fs]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rep = compact_json(&f, &["--keep-recent-tokens", "2000"]);
+    assert_eq!(rep["dryRun"], json!(false));
+    let st = pi_shake(&["status", "--json", fs]).json();
+    assert!(st["wall"]["moot"].as_u64().unwrap() > 0, "{}", st["wall"]);
+    let text = std::fs::read_to_string(&f).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], json!("compaction"));
+    assert_eq!(last["fromHook"], json!(true));
+    let summary = last["summary"].as_str().unwrap();
+    assert!(
+        !summary.contains("output omitted (~"),
+        "compact must read through pi-shake's folds"
+    );
+    assert!(
+        last["details"]["scorer"]
+            .as_str()
+            .unwrap()
+            .contains("heuristic")
+    );
+    if need_oracle() {
+        assert_eq!(oracle1(&f, &[])["ok"], json!(true));
+    }
+}
+
+#[test]
+fn dry_run_writes_nothing_and_scores_replay() {
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    let fs = f.to_str().unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let scores = f.with_extension("scores.jsonl");
+    let a = compact_json(&f, &["--dry-run", "--scores-out", scores.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    assert!(a["batches"].as_u64().unwrap() >= 1);
+    let b = compact_json(
+        &f,
+        &[
+            "--dry-run",
+            "--scorer",
+            "replay",
+            "--scores-in",
+            scores.to_str().unwrap(),
+        ],
+    );
+    let key = |v: &Value| -> Vec<Value> {
+        v["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| json!([p["id"], p["action"], p["useful"], p["full"]]))
+            .collect()
+    };
+    assert_eq!(key(&a), key(&b), "replayed scores give the same plan");
+    assert!(
+        b["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["source"] == json!("replay"))
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // A network scorer's dry run sends nothing and needs no key.
+    let j = pi_shake_env(
+        &["compact", "--dry-run", "--json", "--scorer", "jev", fs],
+        &[("PI_SHAKE_JEV_API_KEY", ""), ("TYPESAFE_API_KEY", "")],
+    );
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+}

