@@ -202,3 +202,78 @@ fn scopes_combine_then_undo_restores_everything() {
         }
     }
 }
+
+#[test]
+fn only_the_active_branch_is_folded_and_a_rewind_shows_raw_content() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let fs = f.to_str().unwrap();
+    // Fork: a new user turn parented half-way down the path (what pi writes after /tree).
+    let l0 = pi_shake::load::Loaded::open(&f).unwrap();
+    let old_leaf = l0.session.entries[l0.tree.leaf.unwrap()]
+        .id_str()
+        .to_string();
+    let mid = l0.session.entries[l0.tree.path[l0.tree.path.len() / 2]]
+        .id_str()
+        .to_string();
+    let fork = json!({"type": "message", "id": "f0f0f0f0", "parentId": mid, "timestamp": "2026-11-30T11:00:00.000Z",
+        "message": {"role": "user", "content": "Let's try another way.", "timestamp": 1}});
+    let mut bytes = std::fs::read(&f).unwrap();
+    bytes.extend_from_slice(format!("{fork}\n").as_bytes());
+    std::fs::write(&f, &bytes).unwrap();
+    age(&f);
+    let l = pi_shake::load::Loaded::open(&f).unwrap();
+    let r = pi_shake(&[
+        "shake",
+        "--json",
+        "--scope",
+        "all",
+        "--profile",
+        "aggressive",
+        "--tail",
+        "0",
+        fs,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+        0o640,
+        "permissions must be kept"
+    );
+    let folds = r.json()["folds"].as_array().unwrap().clone();
+    assert!(!folds.is_empty());
+    for fold in &folds {
+        let id = fold["entryId"].as_str().unwrap();
+        let idx = l.tree.by_id[&pi_shake::session::Key::of(id)];
+        assert!(l.tree.on_path[idx], "{id} is not on the active branch");
+    }
+    // Rewind to the old branch: pi persists a label parented at its leaf. That branch never made
+    // the fold decision, so it shows raw content, even for entries both branches share.
+    let label = json!({"type": "label", "id": "5eedf00d", "parentId": old_leaf, "timestamp": "2026-11-30T12:00:01.000Z", "targetId": old_leaf, "label": "rewind"});
+    let mut bytes = std::fs::read(&f).unwrap();
+    bytes.extend_from_slice(format!("{label}\n").as_bytes());
+    std::fs::write(&f, &bytes).unwrap();
+    let st = pi_shake(&["status", "--json", fs]).json();
+    assert_eq!(
+        st["wall"]["count"],
+        json!(0),
+        "the rewound branch has no folds"
+    );
+    if need_oracle() {
+        let pi = oracle1(&f, &["--messages"]);
+        assert_eq!(pi["ok"], json!(true));
+        assert!(
+            !pi["messages"].to_string().contains(" omitted (~"),
+            "placeholders on a rewound branch"
+        );
+        let orig = oracle1(
+            &root().join("sessions-fixtures/pi/long-session.jsonl"),
+            &["--messages"],
+        );
+        assert_eq!(
+            pi["messages"], orig["messages"],
+            "the old branch is exactly the original"
+        );
+    }
+}
