@@ -358,11 +358,21 @@ pub fn check_url(raw: &str, allow_insecure_http: bool) -> Result<Url, ScorerErro
 }
 
 /// The first non-empty value among `vars`, read through `env`.
+///
+/// For each variable `V` in order: its value, else the contents of the file named by `V_FILE`
+/// (for secrets mounted as files). Keys never come from the command line.
 pub fn key_from(env: &dyn Fn(&str) -> Option<String>, vars: &[&str]) -> Option<String> {
-    vars.iter()
-        .filter_map(|v| env(v))
-        .map(|k| k.trim().to_string())
-        .find(|k| !k.is_empty())
+    vars.iter().find_map(|v| {
+        let direct = env(v)
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty());
+        direct.or_else(|| {
+            env(&format!("{v}_FILE"))
+                .and_then(|p| std::fs::read_to_string(p.trim()).ok())
+                .map(|k| k.trim().to_string())
+                .filter(|k| !k.is_empty())
+        })
+    })
 }
 
 /// The process environment as a lookup function.
@@ -970,5 +980,12 @@ mod tests {
         };
         assert_eq!(key_from(&env, &["A", "B"]).as_deref(), Some("from-b"));
         assert_eq!(key_from(&env, &["C"]), None);
+        let dir = std::env::temp_dir().join(format!("pi-shake-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("key");
+        std::fs::write(&file, "from-file\n").unwrap();
+        let path = file.to_string_lossy().to_string();
+        let env2 = move |k: &str| (k == "D_FILE").then(|| path.clone());
+        assert_eq!(key_from(&env2, &["D"]).as_deref(), Some("from-file"));
     }
 }
