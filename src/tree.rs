@@ -66,15 +66,10 @@ impl Tree {
             // pi: a null leaf id means an empty path.
             return t;
         }
+        // The leaf always wins its own id (it is the last entry); an earlier entry with the same
+        // id is shadowed, and pi's next append may form a loop through it.
         if let Some(id) = &leaf.id {
-            if t.by_id.get(id) != Some(&last) {
-                t.problems.push(Problem {
-                    severity: Severity::Unsafe,
-                    code: "duplicate-leaf-id",
-                    line: Some(leaf.line),
-                    message: format!("the leaf's id {} is used by another entry", id.display()),
-                });
-            } else if s.entries[..last].iter().any(|e| e.id.as_ref() == Some(id)) {
+            if s.entries[..last].iter().any(|e| e.id.as_ref() == Some(id)) {
                 t.problems.push(Problem {
                     severity: Severity::Unsafe,
                     code: "duplicate-leaf-id",
