@@ -41,7 +41,10 @@ pub struct Batch {
     taken: HashSet<String>,
     rng: SplitMix,
     now_ms: i64,
-    lines: Vec<String>,
+    /// Every new line, serialised, each ending in `\n` (one buffer: one write, no copies).
+    buf: Vec<u8>,
+    /// (start, end) of each line in `buf`, without its `\n`.
+    spans: Vec<(usize, usize)>,
     ids: Vec<String>,
 }
 
@@ -71,7 +74,13 @@ impl Batch {
             taken,
             rng: SplitMix::from_env_or_entropy(),
             now_ms: now_ms(),
-            lines: Vec::new(),
+            // pi's own repair: complete an unterminated last line before appending (§14).
+            buf: if s.tail == crate::session::Tail::Unterminated {
+                vec![b'\n']
+            } else {
+                Vec::new()
+            },
+            spans: Vec::new(),
             ids: Vec::new(),
         })
     }
@@ -88,7 +97,7 @@ impl Batch {
 
     /// Whether the batch is empty.
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.spans.is_empty()
     }
 
     fn new_id(&mut self) -> String {
@@ -114,11 +123,38 @@ impl Batch {
     }
 
     fn push(&mut self, obj: Map<String, Value>, id: String) -> String {
-        let line = Value::Object(obj).to_string();
-        self.lines.push(line);
+        self.push_raw(obj, None, id)
+    }
+
+    /// Serialise `obj` into the buffer; with `raw = Some((key, json))`, append one more field
+    /// whose value is copied verbatim from `json` (already valid JSON text).
+    fn push_raw(
+        &mut self,
+        obj: Map<String, Value>,
+        raw: Option<(&str, &str)>,
+        id: String,
+    ) -> String {
+        let start = self.buf.len();
+        // Serialising a map of JSON values into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut self.buf, &Value::Object(obj));
+        if let Some((key, json)) = raw {
+            self.buf.pop(); // the closing brace
+            self.buf.push(b',');
+            let _ = serde_json::to_writer(&mut self.buf, key);
+            self.buf.push(b':');
+            self.buf.extend_from_slice(json.as_bytes());
+            self.buf.push(b'}');
+        }
+        self.spans.push((start, self.buf.len()));
+        self.buf.push(b'\n');
         self.parent = Some(id.clone());
         self.ids.push(id.clone());
         id
+    }
+
+    /// Reserve room for `bytes` more bytes of lines (one allocation for large batches).
+    pub fn reserve(&mut self, bytes: usize) {
+        self.buf.reserve(bytes);
     }
 
     fn base(&mut self, ty: &str) -> (Map<String, Value>, String) {
@@ -151,6 +187,19 @@ impl Batch {
     pub fn context_edit(&mut self, target_id: &str, replacement: Value) -> String {
         let id = self.new_id();
         self.context_edit_as(id, target_id, replacement)
+    }
+
+    /// A `context_edit` whose `replacement` is copied verbatim from `replacement_json` (valid
+    /// JSON text: `null` or `{"content": …}`), so undo restores bytes without re-encoding them.
+    pub fn context_edit_raw(
+        &mut self,
+        id: String,
+        target_id: &str,
+        replacement_json: &str,
+    ) -> String {
+        let (mut m, _) = self.base_with("context_edit", id.clone());
+        m.insert("targetId".into(), Value::from(target_id));
+        self.push_raw(m, Some(("replacement", replacement_json)), id)
     }
 
     /// [`Batch::context_edit`] with an id from [`Batch::reserve_id`].
@@ -186,9 +235,21 @@ impl Batch {
         self.push(m, id)
     }
 
-    /// The serialised lines.
-    pub fn lines(&self) -> &[String] {
-        &self.lines
+    /// The serialised lines, in order (without their `\n`).
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.spans
+            .iter()
+            .map(|&(a, b)| std::str::from_utf8(&self.buf[a..b]).unwrap_or(""))
+    }
+
+    /// Number of new entries.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The bytes one write appends (the lines, each ending in `\n`).
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf
     }
 }
 
@@ -335,16 +396,7 @@ pub fn commit_with(
         )
         .into());
     }
-    let mut out = String::new();
-    if s.tail == crate::session::Tail::Unterminated {
-        // pi's own repair: complete the last line before appending (pi-format.md §14).
-        out.push('\n');
-    }
-    for l in batch.lines() {
-        out.push_str(l);
-        out.push('\n');
-    }
-    let bytes = out.as_bytes();
+    let bytes = batch.bytes();
     write(&mut file, bytes).map_err(|e| {
         Fault::new(
             FaultKind::Unsafe,
@@ -356,35 +408,51 @@ pub fn commit_with(
     })?;
     file.sync_all()
         .with_context(|| format!("{}: fsync failed", path.display()))?;
-    let lead = u64::from(s.tail == crate::session::Tail::Unterminated);
-    verify_tail(path, s.size + lead, batch)?;
+    verify_tail(path, s.size, batch)?;
     Ok(Written {
         bytes: bytes.len() as u64,
-        entries: batch.lines().len(),
+        entries: batch.len(),
     })
 }
 
-/// Re-read what was appended and check it is exactly the batch.
+/// Re-read what was appended: it must be byte for byte the batch, and each line must read back
+/// (through the session reader's own line parser) as an entry with the planned id and parent.
 fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
+    let fail = |what: &str| anyhow::anyhow!("{}: verification failed: {what}", path.display());
     let mut f = File::open(path)
         .with_context(|| format!("{}: cannot re-open to verify", path.display()))?;
     f.seek(SeekFrom::Start(from))?;
-    let mut tail = String::new();
-    f.read_to_string(&mut tail)
-        .with_context(|| format!("{}: appended bytes are not UTF-8", path.display()))?;
-    let got: Vec<&str> = tail.split_terminator('\n').collect();
-    if got.len() != batch.lines().len() || got.iter().zip(batch.lines()).any(|(a, b)| a != b) {
-        anyhow::bail!(
-            "{}: verification failed: the appended tail differs from what was written (another writer?)",
-            path.display()
-        );
-    }
-    for (l, id) in got.iter().zip(batch.ids()) {
-        let (v, _) = crate::session::entry::parse_value(l)
-            .with_context(|| format!("{}: appended line does not parse", path.display()))?;
-        if v.get("id").and_then(Value::as_str) != Some(id) {
-            anyhow::bail!("{}: verification failed: id mismatch", path.display());
+    let want = batch.bytes();
+    let mut chunk = vec![0u8; (1 << 20).min(want.len().max(1))];
+    let mut at = 0usize;
+    loop {
+        let n = f.read(&mut chunk)?;
+        if n == 0 {
+            break;
         }
+        if at + n > want.len() || chunk[..n] != want[at..at + n] {
+            return Err(fail(
+                "the appended tail differs from what was written (another writer?)",
+            ));
+        }
+        at += n;
+    }
+    if at != want.len() {
+        return Err(fail("the appended tail is shorter than what was written"));
+    }
+    let mut parent: Option<String> = None;
+    for (i, (line, id)) in batch.lines().zip(batch.ids()).enumerate() {
+        let parsed = crate::session::entry::parse_line(line, 0, 0, 0, Default::default());
+        let crate::session::entry::Parsed::Entry { entry, .. } = parsed else {
+            return Err(fail("an appended line does not parse"));
+        };
+        if entry.id.as_ref().map(|k| k.display()) != Some(id.as_str()) {
+            return Err(fail("id mismatch"));
+        }
+        if i > 0 && entry.parent.as_ref().map(|k| k.display().to_string()) != parent {
+            return Err(fail("parent chain mismatch"));
+        }
+        parent = Some(id.clone());
     }
     Ok(())
 }
@@ -405,12 +473,27 @@ fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> 
             }
         )
     };
+    // So is a compaction entry `pi-shake compact` wrote (its `details.pruner` names pi-shake):
+    // the pre-compaction routine (undo, compact, shake) runs its steps back to back.
+    let is_our_compaction = |j: usize| {
+        matches!(
+            &s.entries[j].body,
+            crate::session::Body::Compaction {
+                from_hook: true,
+                ..
+            }
+        ) && s.read_value(j).is_ok_and(|v| {
+            v.pointer("/details/pruner")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.starts_with("pi-shake "))
+        })
+    };
     let last_is_ours = t.leaf.is_some_and(|i| {
         let mut j = i;
         while j > 0 && matches!(s.entries[j].body, crate::session::Body::ContextEdit { .. }) {
             j -= 1;
         }
-        is_log(j)
+        is_log(j) || (j == i && is_our_compaction(j))
     });
     if let (false, Ok(m)) = (last_is_ours, meta.modified())
         && let Ok(age) = SystemTime::now().duration_since(m)

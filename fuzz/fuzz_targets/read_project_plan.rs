@@ -27,5 +27,5 @@ fuzz_target!(|data: &[u8]| {
         block_min: 1,
     };
     let _ = fold::plan(&l.session, &l.tree, &l.projection, &l.wall, &params, &mut fetch);
-    let _ = undo::plan(&l.session, &l.wall, &mut fetch);
+    let _ = undo::plan(&l.wall);
 });

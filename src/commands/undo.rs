@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 use crate::cli::UndoArgs;
 use crate::load::Loaded;
 use crate::output::Printer;
-use crate::plan::undo;
+use crate::plan::undo::{self, RestoreFrom};
 use crate::report::thousands;
+use crate::session::entry::RawField;
 use crate::wall::{RestoreRecord, SHAKE_CUSTOM_TYPE, ShakeLog};
 use crate::writer::{self, Batch, WriteOptions};
 
@@ -38,8 +39,7 @@ pub struct UndoReport {
 /// Undo one session.
 pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
     let l = Loaded::open(path)?;
-    let mut fetch = l.fetcher();
-    let plan = undo::plan(&l.session, &l.wall, &mut fetch)?;
+    let plan = undo::plan(&l.wall);
     let mut written = writer::Written {
         bytes: 0,
         entries: 0,
@@ -76,8 +76,25 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
             restores: records,
         };
         batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
+        // The bytes each overlay restores are copied from the file one entry at a time, straight
+        // into the batch: memory holds the appended bytes once.
+        let sizes: u64 = plan
+            .restores
+            .iter()
+            .map(|r| u64::from(l.session.entries[r.target].len))
+            .sum();
+        batch.reserve(usize::try_from(sizes).unwrap_or(0));
         for (r, edit) in plan.restores.iter().zip(edit_ids) {
-            batch.context_edit_as(edit, &r.target_id, r.replacement.clone());
+            let replacement = match r.from {
+                RestoreFrom::Raw(i) => {
+                    format!(
+                        "{{\"content\":{}}}",
+                        l.session.read_raw(i, RawField::Content)?
+                    )
+                }
+                RestoreFrom::Overlay(b) => l.session.read_raw(b, RawField::Replacement)?,
+            };
+            batch.context_edit_raw(edit, &r.target_id, &replacement);
         }
         written = writer::commit(
             &l.session,
@@ -148,7 +165,7 @@ pub fn run(args: &UndoArgs, printer: &Printer) -> Result<()> {
                 if paths.len() > 1 {
                     printer.error(&format!("{e:#}"));
                 }
-                docs.push(json!({"path": p.display().to_string(), "error": format!("{e:#}")}));
+                docs.push(json!({"path": p.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(&e) as u8}));
                 first_err.get_or_insert(e);
             }
         }

@@ -630,7 +630,7 @@ fn golden_pins_and_actions() {
     // The entry: field order, fromHook, systemMessage replay.
     let mut batch = Batch::new(&l.s, &l.t).unwrap();
     append(&plan, &mut batch);
-    let line: Value = serde_json::from_str(&batch.lines()[0]).unwrap();
+    let line: Value = serde_json::from_str(batch.lines().next().unwrap()).unwrap();
     let keys: Vec<&str> = line
         .as_object()
         .unwrap()
@@ -678,7 +678,7 @@ fn golden_offline_scores_and_replay_round_trip() {
     let Outcome::Ready(plan) = plan_of(&l, 5) else {
         panic!()
     };
-    assert_eq!(plan.scorer, "heuristic-v1");
+    assert_eq!(plan.scorer, "heuristic-v2");
     assert!(
         plan.pairs
             .iter()

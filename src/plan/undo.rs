@@ -4,22 +4,27 @@
 //! content is the entry's own raw content (copied from the file) or, when an overlay written by
 //! someone else was in force before the first fold, that overlay's replacement (a pi omission
 //! stays an omission). Folds made moot by a later compaction and folds superseded by someone
-//! else's newer overlay are left alone and reported. Pure apart from `fetch`.
+//! else's newer overlay are left alone and reported. The plan names *where* each restoration's
+//! bytes come from; the command copies them into the batch one entry at a time, so memory holds
+//! the appended bytes once. Pure: no I/O.
 
-use anyhow::Result;
-use serde_json::Value;
-
-use super::fold::content_of;
-use crate::session::Session;
 use crate::wall::{Wall, WallState};
+
+/// Where a restoring overlay's `replacement` comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RestoreFrom {
+    /// `{"content": <the target's own content>}` (entry index of the target).
+    Raw(usize),
+    /// The `replacement` of the overlay that was in force before the first fold.
+    Overlay(usize),
+}
 
 /// One restoring overlay.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedRestore {
     pub target: usize,
     pub target_id: String,
-    /// `replacement` to write: `Value::Null` (omit) or `{"content": …}`.
-    pub replacement: Value,
+    pub from: RestoreFrom,
     /// None = restored to the raw entry; Some(index of the base overlay).
     pub to: Option<usize>,
     pub tokens_before: u64,
@@ -36,51 +41,25 @@ pub struct UndoPlan {
     pub superseded: usize,
 }
 
-/// Plan the undo of everything on the wall. `fetch(i)` returns entry `i`'s JSON.
-pub fn plan(
-    s: &Session,
-    w: &Wall,
-    fetch: &mut dyn FnMut(usize) -> Result<Value>,
-) -> Result<UndoPlan> {
+/// Plan the undo of everything on the wall.
+pub fn plan(w: &Wall) -> UndoPlan {
     let mut plan = UndoPlan::default();
     for item in &w.items {
         match item.state {
-            WallState::Moot => {
-                plan.moot += 1;
-                continue;
-            }
-            WallState::Superseded => {
-                plan.superseded += 1;
-                continue;
-            }
-            WallState::Active => {}
+            WallState::Moot => plan.moot += 1,
+            WallState::Superseded => plan.superseded += 1,
+            WallState::Active => plan.restores.push(PlannedRestore {
+                target: item.target,
+                target_id: item.target_id.clone(),
+                from: match item.base {
+                    None => RestoreFrom::Raw(item.target),
+                    Some(b) => RestoreFrom::Overlay(b),
+                },
+                to: item.base,
+                tokens_before: item.tokens_after,
+                tokens_after: item.tokens_before,
+            }),
         }
-        let replacement = match item.base {
-            None => {
-                let v = fetch(item.target)?;
-                let content = content_of(&v).cloned().unwrap_or(Value::Null);
-                // pi projects null/missing content as [] (custom messages: `content ?? []`).
-                let content = if content.is_null() {
-                    Value::Array(Vec::new())
-                } else {
-                    content
-                };
-                serde_json::json!({ "content": content })
-            }
-            Some(b) => {
-                let v = fetch(b)?;
-                v.get("replacement").cloned().unwrap_or(Value::Null)
-            }
-        };
-        let _ = s;
-        plan.restores.push(PlannedRestore {
-            target: item.target,
-            target_id: item.target_id.clone(),
-            replacement,
-            to: item.base,
-            tokens_before: item.tokens_after,
-            tokens_after: item.tokens_before,
-        });
     }
-    Ok(plan)
+    plan
 }

@@ -988,6 +988,58 @@ pub fn parse_value(text: &str) -> Result<(serde_json::Value, bool), serde_json::
     }
 }
 
+/// A field [`raw_field`] copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawField {
+    /// The content pi projects for a message or custom message (`null`/missing → `[]`).
+    Content,
+    /// A `context_edit`'s `replacement` (missing → `null`).
+    Replacement,
+}
+
+#[derive(Deserialize)]
+struct RawFields<'a> {
+    #[serde(default, borrow)]
+    message: Option<RawFieldsMsg<'a>>,
+    #[serde(default, borrow, deserialize_with = "raw_some")]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "raw_some")]
+    replacement: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct RawFieldsMsg<'a> {
+    #[serde(default, borrow, deserialize_with = "raw_some")]
+    content: Option<&'a RawValue>,
+}
+
+/// The JSON text of `field` in one entry line (verbatim when serde can borrow it).
+pub fn raw_field(text: &str, field: RawField) -> Result<String, serde_json::Error> {
+    let normal = |raw: Option<&str>| -> String {
+        match (field, raw) {
+            (RawField::Content, None | Some("null")) => "[]".to_string(),
+            (RawField::Replacement, None) => "null".to_string(),
+            (_, Some(r)) => r.to_string(),
+        }
+    };
+    // Borrowed raw values keep the bytes exactly, lone surrogate escapes included.
+    if let Ok(f) = serde_json::from_str::<RawFields<'_>>(text) {
+        let raw = match (field, f.message) {
+            (RawField::Content, Some(m)) => m.content,
+            (RawField::Content, None) => f.content,
+            (RawField::Replacement, _) => f.replacement,
+        };
+        return Ok(normal(raw.map(RawValue::get)));
+    }
+    let (v, _) = parse_value(text)?;
+    let raw = match (field, v.get("message")) {
+        (RawField::Content, Some(m)) => m.get("content"),
+        (RawField::Content, None) => v.get("content"),
+        (RawField::Replacement, _) => v.get("replacement"),
+    };
+    Ok(normal(raw.map(|x| x.to_string()).as_deref()))
+}
+
 fn is_depth_error(e: &serde_json::Error) -> bool {
     e.to_string().contains("recursion limit exceeded")
 }

@@ -137,8 +137,8 @@ impl Session {
         }
     }
 
-    /// Re-read entry `idx`'s line and parse it as `JSON.parse` would (lenient surrogates).
-    pub fn read_value(&self, idx: usize) -> Result<serde_json::Value> {
+    /// Re-read entry `idx`'s line as text (invalid UTF-8 decoded with replacement, as pi does).
+    pub fn read_line(&self, idx: usize) -> Result<String> {
         let e = &self.entries[idx];
         let mut f = File::open(&self.path)
             .with_context(|| format!("{}: cannot reopen", self.path.display()))?;
@@ -146,7 +146,31 @@ impl Session {
         let mut buf = vec![0u8; e.len as usize];
         f.read_exact(&mut buf)
             .with_context(|| format!("{}:{}: cannot re-read line", self.path.display(), e.line))?;
-        let text = String::from_utf8_lossy(&buf);
+        Ok(match String::from_utf8(buf) {
+            Ok(t) => t,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    /// The JSON text of one field of entry `idx`, copied from the file: the content pi
+    /// projects for it (`message.content`, or `content` of a custom message; `null`/missing → `[]`)
+    /// or a `context_edit`'s `replacement`. Falls back to a lenient re-encode only for lines serde
+    /// refuses (lone surrogates, duplicate keys, deep nesting).
+    pub fn read_raw(&self, idx: usize, field: entry::RawField) -> Result<String> {
+        let text = self.read_line(idx)?;
+        entry::raw_field(&text, field).with_context(|| {
+            format!(
+                "{}:{}: line changed since it was read",
+                self.path.display(),
+                self.entries[idx].line
+            )
+        })
+    }
+
+    /// Re-read entry `idx`'s line and parse it as `JSON.parse` would (lenient surrogates).
+    pub fn read_value(&self, idx: usize) -> Result<serde_json::Value> {
+        let text = self.read_line(idx)?;
+        let e = &self.entries[idx];
         let (v, _) = entry::parse_value(&text).with_context(|| {
             format!(
                 "{}:{}: line changed since it was read",
