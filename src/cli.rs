@@ -48,15 +48,17 @@ pub enum Command {
     Undo(UndoArgs),
     /// Replace the dropped prefix with a pruned verbatim transcript (a pi compaction entry)
     Compact(CompactArgs),
-    /// Print shell completions
+    /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
+    /// Print the man page (roff), or write every page with --out-dir
+    Man(ManArgs),
 }
 
 /// How to find the session(s).
 #[derive(Debug, Args, Clone, Default)]
 pub struct SessionArgs {
-    /// Session id or id prefix, searched as pi does
-    #[arg(long)]
+    /// Session id or id prefix, searched as pi does (or a path)
+    #[arg(long, value_name = "ID|PREFIX", conflicts_with = "continue")]
     pub session: Option<String>,
     /// The current directory's most recent session (pi's rule)
     #[arg(long, short = 'c')]
@@ -216,4 +218,14 @@ pub struct CompletionsArgs {
     /// Shell
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// A subcommand's page instead of the main one (e.g. `shake`)
+    #[arg(value_parser = ["status", "shake", "dry-run", "undo", "compact", "completions", "man"])]
+    pub command: Option<String>,
+    /// Write pi-shake.1 and one page per subcommand into DIR
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub out_dir: Option<PathBuf>,
 }

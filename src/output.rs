@@ -32,7 +32,7 @@ impl Printer {
 
     /// Human output (suppressed by `--quiet` and `--json`).
     pub fn out(&self, text: &str) {
-        if self.json || self.quiet {
+        if self.json || self.quiet || text.is_empty() {
             return;
         }
         let mut o = std::io::stdout().lock();

@@ -68,18 +68,18 @@ impl Tree {
         }
         // The leaf always wins its own id (it is the last entry); an earlier entry with the same
         // id is shadowed, and pi's next append may form a loop through it.
-        if let Some(id) = &leaf.id {
-            if s.entries[..last].iter().any(|e| e.id.as_ref() == Some(id)) {
-                t.problems.push(Problem {
-                    severity: Severity::Unsafe,
-                    code: "duplicate-leaf-id",
-                    line: Some(leaf.line),
-                    message: format!(
-                        "the leaf's id {} is also used by an earlier entry (pi's next append may loop)",
-                        id.display()
-                    ),
-                });
-            }
+        if let Some(id) = &leaf.id
+            && s.entries[..last].iter().any(|e| e.id.as_ref() == Some(id))
+        {
+            t.problems.push(Problem {
+                severity: Severity::Unsafe,
+                code: "duplicate-leaf-id",
+                line: Some(leaf.line),
+                message: format!(
+                    "the leaf's id {} is also used by an earlier entry (pi's next append may loop)",
+                    id.display()
+                ),
+            });
         }
         let mut cur = Some(last);
         let mut rev = Vec::new();

@@ -241,6 +241,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         o.insert("schemaVersion".into(), json!(1));
         o.insert("path".into(), json!(path.display().to_string()));
         o.insert("dryRun".into(), json!(args.dry_run));
+        o.insert("compacted".into(), json!(!args.dry_run));
         o.insert(
             "entryId".into(),
             entry_id.map(Value::from).unwrap_or(Value::Null),
@@ -258,7 +259,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
 fn nothing<T>(o: Outcome<T>, printer: &Printer, path: &std::path::Path) -> Result<()> {
     let why = match o {
         Outcome::AlreadyCompacted => "already compacted (the last entry is a compaction)",
-        _ => "nothing to compact (the branch holds less than the recent tokens to keep)",
+        _ => "the branch holds less than the recent tokens to keep",
     };
     printer.out(&format!("Nothing to compact: {why}."));
     printer.json_doc(&json!({"schemaVersion": 1, "path": path.display().to_string(), "compacted": false, "reason": why}));

@@ -2,6 +2,7 @@
 
 pub mod compact;
 pub mod completions;
+pub mod man;
 pub mod shake;
 pub mod status;
 pub mod undo;
@@ -20,5 +21,6 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Undo(a) => undo::run(&a, printer),
         Command::Compact(a) => compact::run(&a, printer),
         Command::Completions(a) => completions::run(&a),
+        Command::Man(a) => man::run(&a, printer),
     }
 }

@@ -344,6 +344,11 @@ pub fn run(args: &ShakeArgs, printer: &Printer, dry: bool) -> Result<()> {
             Err(e) => {
                 if many {
                     printer.error(&format!("{e:#}"));
+                    human.push_str(&format!(
+                        "{}: FAILED (exit {})\n",
+                        path.display(),
+                        crate::error::exit_code_of(&e) as u8
+                    ));
                 }
                 docs.push(json!({"path": path.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(&e) as u8}));
                 failures.push(e);

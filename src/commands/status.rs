@@ -345,29 +345,48 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         && !args.find.r#continue
         && !args.all;
     let paths: Vec<PathBuf> = if listing {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let (dir, _) = crate::settings::session_dir(&args.find, &cwd);
-        let v = crate::settings::list_sessions(&dir);
-        if v.is_empty() {
+        let l = crate::settings::list_cwd_sessions(&args.find);
+        if l.sessions.is_empty() {
             return Err(Fault::new(
                 FaultKind::Usage,
-                format!("no sessions in {} (pass a .jsonl path)", dir.display()),
+                format!(
+                    "no sessions of this directory in {} (pass a .jsonl path, --session ID or --all)",
+                    l.dir.dir.display()
+                ),
             )
             .into());
         }
-        v
+        if l.skipped > 0 {
+            printer.note(&format!(
+                "note: {} file(s) in {} skipped (not a pi session of this directory; --all lists them)",
+                l.skipped,
+                l.dir.dir.display()
+            ));
+        }
+        l.sessions
     } else {
         crate::settings::resolve_sessions(&args.sessions, &args.find, args.all)?
     };
     let results = crate::batch::map(&paths, |p: &Path| Loaded::open(p).map(|l| report(&l)));
     let mut docs = Vec::new();
     let mut failures = 0usize;
+    let mut single_err: Option<anyhow::Error> = None;
     let mut checks_failed = 0usize;
     let many = paths.len() > 1;
     let mut human = String::new();
+    let (mut total_ctx, mut total_folded, mut total_bytes) = (0u64, 0u64, 0u64);
+    if listing || many {
+        human.push_str(&format!(
+            "{:>9}  {:>14}  {:>13}  session\n",
+            "size", "context tokens", "folded tokens"
+        ));
+    }
     for (path, res) in paths.iter().zip(results) {
         match res {
             Ok(r) => {
+                total_ctx += r.context_tokens.as_f64().unwrap_or(0.0).max(0.0) as u64;
+                total_folded += r.wall.tokens_reclaimed;
+                total_bytes += r.bytes;
                 let over = args
                     .max_tokens
                     .is_some_and(|m| r.context_tokens.as_f64().unwrap_or(0.0) > m as f64);
@@ -399,16 +418,37 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
             }
             Err(e) => {
                 failures += 1;
-                printer.error(&format!("{e:#}"));
-                docs.push(json!({"path": path.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(&e) as u8}));
+                let doc = json!({"path": path.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(&e) as u8});
+                if listing || many {
+                    printer.error(&format!("{e:#}"));
+                    human.push_str(&format!(
+                        "{:>9}  {:>14}  {:>13}  {}  FAILED (exit {})\n",
+                        "-",
+                        "-",
+                        "-",
+                        path.display(),
+                        crate::error::exit_code_of(&e) as u8
+                    ));
+                } else {
+                    single_err = Some(e);
+                }
+                docs.push(doc);
             }
         }
     }
     if listing || many {
         human.push_str(&format!(
-            "{} session(s), {} failed\n",
+            "{:>9}  {:>14}  {:>13}  {} session(s), {} failed{}\n",
+            human_size(total_bytes),
+            format!("~{}", thousands(total_ctx)),
+            format!("~{}", thousands(total_folded)),
             paths.len(),
-            failures
+            failures,
+            if checks_failed > 0 {
+                format!(", {checks_failed} failed the check")
+            } else {
+                String::new()
+            }
         ));
     }
     printer.out(&human);
@@ -416,6 +456,13 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         printer.json_doc(&json!({"schemaVersion": 1, "sessions": docs}));
     } else if let Some(d) = docs.into_iter().next() {
         printer.json_doc(&d);
+    }
+    if let Some(e) = single_err {
+        // One session: its own error (exit 3 unless it already has a class).
+        if crate::error::exit_code_of(&e) == crate::error::ExitCode::Failure {
+            return Err(Fault::new(FaultKind::BadSession, format!("{e:#}")).into());
+        }
+        return Err(e);
     }
     if failures > 0 {
         return Err(Fault::new(
@@ -436,19 +483,29 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
 
 fn one_line(r: &StatusReport, over: bool, bad: bool) -> String {
     let ctx = r.context_tokens.as_f64().unwrap_or(0.0).max(0.0) as u64;
-    let mb = r.bytes as f64 / 1_048_576.0;
-    let flag = if over || bad { "  CHECK FAILED" } else { "" };
+    let unsafe_ = r.problems.iter().any(|p| p.severity >= Severity::Unsafe);
     format!(
-        "{:>9.1} MB  ~{:>9} tokens  folded ~{:>8}  {}{}{}\n",
-        mb,
-        thousands(ctx),
-        thousands(r.wall.tokens_reclaimed),
+        "{:>9}  {:>14}  {:>13}  {}{}{}\n",
+        human_size(r.bytes),
+        format!("~{}", thousands(ctx)),
+        format!("~{}", thousands(r.wall.tokens_reclaimed)),
         r.path,
-        if r.problems.iter().any(|p| p.severity >= Severity::Unsafe) {
-            "  (!)"
-        } else {
-            ""
-        },
-        flag
+        if unsafe_ { "  (unsafe to write)" } else { "" },
+        if over || bad { "  CHECK FAILED" } else { "" }
     )
+}
+
+/// `812 B`, `8.5 KB`, `1.2 MB` (binary units).
+pub fn human_size(bytes: u64) -> String {
+    const K: f64 = 1024.0;
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if b < K * K {
+        format!("{:.1} KB", b / K)
+    } else if b < K * K * K {
+        format!("{:.1} MB", b / (K * K))
+    } else {
+        format!("{:.1} GB", b / (K * K * K))
+    }
 }

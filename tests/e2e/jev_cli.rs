@@ -12,7 +12,10 @@ use crate::common::*;
 
 /// A one-purpose HTTP/1.1 server: answers every POST with a score for every question id
 /// (`useful_*` 0.8 for even pair numbers, 0.2 for odd; `full_*` 0.3). Records request bodies.
-fn mock() -> (String, Arc<Mutex<Vec<(Vec<String>, Value)>>>) {
+/// Recorded requests: (header lines, JSON body).
+type Seen = Arc<Mutex<Vec<(Vec<String>, Value)>>>;
+
+fn mock() -> (String, Seen) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1/systemone", l.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -51,7 +54,7 @@ fn mock() -> (String, Arc<Mutex<Vec<(Vec<String>, Value)>>>) {
                         .and_then(|x| x.parse().ok())
                         .unwrap_or(0);
                     let v = if id.starts_with("useful_") {
-                        if n % 2 == 0 { 0.8 } else { 0.2 }
+                        if n.is_multiple_of(2) { 0.8 } else { 0.2 }
                     } else {
                         0.3
                     };
