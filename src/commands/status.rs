@@ -296,8 +296,14 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
         thousands(r.estimated_tokens),
         thousands(r.raw_tokens)
     ));
-    if r.wall.count == 0 {
+    if r.wall.active == 0 {
         o.push_str("  wall      nothing folded\n");
+        if r.wall.moot + r.wall.superseded > 0 {
+            o.push_str(&format!(
+                "            {} moot (behind a later compaction), {} superseded by another overlay\n",
+                r.wall.moot, r.wall.superseded
+            ));
+        }
     } else {
         let scopes: Vec<String> = r
             .wall
