@@ -136,7 +136,7 @@ impl std::error::Error for ScorerError {}
 
 /// Something that scores pairs.
 pub trait Scorer {
-    /// A short name with version, e.g. `heuristic-v1`, `jev (jev-latest @ api.typesafe.ai)`.
+    /// A short name with version, e.g. `heuristic-v2`, `jev (jev-latest @ api.typesafe.ai)`.
     fn name(&self) -> String;
     /// How many HTTP requests scoring `req` would take (0 for local scorers).
     fn planned_requests(&self, _req: &ScoreRequest) -> usize {

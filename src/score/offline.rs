@@ -1,19 +1,34 @@
-//! The embedded offline scorer `heuristic-v1` (jev.md §4.3): deterministic, explainable, no
-//! network.
+//! The embedded offline scorer `heuristic-v2` (jev.md §4.3, tuned on the needle benchmark,
+//! `examples/needles.rs`): deterministic, explainable, no network.
 //!
-//! Per pair it computes signals in [0, 1] — `lex` (Okapi BM25 of the pair against the recent
-//! prompts, the first prompt and the carried summary), `ref` (its paths seen in the kept
-//! context), `rec` (position in the region), `open_err`, `sup` (superseded by a later identical
-//! call, a later write of what it read, or a later fix), `mut` (edit/write), `short` and
-//! `quoted` (a middle line of its output quoted in the kept context) — and combines them:
+//! Per pair it computes signals in [0, 1] — `lex` (Okapi BM25 of the pair against the query),
+//! `hit` (the best single output line's match with the query, its terms weighted by IDF across
+//! the pairs and by the square of their rarity among the output's lines: a needle line, not a
+//! topic), `arg` (the query names the call itself: IDF-weighted query terms among the string
+//! values of its arguments — "the compose logs", "the worker log"), `mid` (1 when a line that
+//! scores ≥ 70% of the best lies outside what a stub keeps), `ref` (its
+//! paths seen in the kept context), `rec` (position in the region), `open_err`, `sup`
+//! (superseded by a later identical call, a later write of what it read, or a later fix), `mut`
+//! (edit/write), `short`, `quoted` (a middle line of its output quoted in the kept context) and
+//! `listing` (≥ 80% of its lines are bare paths: a directory listing) — and combines them:
 //!
 //! ```text
-//! useful = 0.15 + 0.35·lex + 0.30·ref + 0.15·rec + 0.20·open_err + 0.15·mut − 0.35·sup
-//! full   = 0.20 + 0.50·short + 0.30·quoted + 0.20·open_err − 0.40·sup − 0.30·mut
+//! useful = 0.05 + 0.25·lex + 0.45·hit + 0.25·arg + 0.15·ref + 0.10·rec + 0.20·open_err
+//!          + 0.15·mut − 0.35·sup − 0.25·listing
+//! full   = 0.20 + 0.50·short + 0.30·quoted + 0.20·open_err + 0.50·mid − 0.40·sup − 0.30·mut
+//!          − 0.30·listing
 //! ```
 //!
-//! clamped to [0, 1] and rounded to 2 decimals like Jev. The query and the kept context come
-//! from the request: the state JSON (`first`, `recent`, `carried`) and `kept_context`.
+//! clamped to [0, 1] and rounded to 2 decimals like Jev. The query: the last 3 user prompts and
+//! the assistant's text of those turns (the plan it is about to follow) at 1.0, the first prompt
+//! and the carried summary at 0.5 — all from the state JSON; the kept context (`kept_context`) is
+//! only used by `ref` and `quoted`.
+//!
+//! v1 → v2 (needle benchmark, seed 1: needle retention 29% → 100%, distractors 0% → 2%, region
+//! cut 98% → 85%; README "Compaction quality"): the query gained the assistant's recent text;
+//! `hit`, `arg`, `mid` and `listing` are new; `ref` and `rec` weigh less; the tokenizer folds
+//! plural and `-ing` / `-ed` endings. v1 dropped or stubbed almost every long output because
+//! nothing looked inside it past the 20k-char BM25 window, and `full` only knew `short`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,12 +38,19 @@ use serde_json::Value;
 use super::{PairData, PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
 
 /// The scorer's name and version.
-pub const NAME: &str = "heuristic-v1";
+pub const NAME: &str = "heuristic-v2";
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 const LEX_GAIN: f64 = 4.0;
 const DOC_CAP: usize = 20_000;
+/// A line scoring this much (Σ weight·idf·rarity of its query terms) is a full `hit`.
+const HIT_SCALE: f64 = 4.0;
+/// Lines scoring at least this share of the best line count as needed by `mid`.
+const MID_SHARE: f64 = 0.7;
+/// The design's stub (25% head + 25% tail, each ≤ 2,500 chars), for `mid`.
+const STUB_FRACTION: f64 = 0.25;
+const STUB_CAP: usize = 2_500;
 
 /// One pair's signals (the explanation of its scores).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -36,6 +58,9 @@ const DOC_CAP: usize = 20_000;
 pub struct Signals {
     pub pair_id: String,
     pub lex: f64,
+    pub hit: f64,
+    pub arg: f64,
+    pub mid: f64,
     #[serde(rename = "ref")]
     pub reference: f64,
     pub rec: f64,
@@ -45,6 +70,7 @@ pub struct Signals {
     pub mutation: f64,
     pub short: f64,
     pub quoted: f64,
+    pub listing: f64,
     pub useful: f64,
     pub full: f64,
 }
@@ -93,7 +119,7 @@ pub fn tokenize(text: &str) -> Vec<String> {
         }
         for p in parts {
             if keep_token(&p) {
-                out.push(p);
+                out.push(stem(p));
             }
         }
     }
@@ -127,6 +153,31 @@ fn split_ident(seg: &str, parts: &mut Vec<String>) {
     }
     if pieces.len() > 1 {
         parts.extend(pieces);
+    }
+}
+
+/// Fold plural and `-ing` / `-ed` endings of plain lowercase words (`listens`, `listening` →
+/// `listen`; `logs` → `log`); anything with digits, dots or slashes is left alone.
+fn stem(t: String) -> String {
+    if !t.chars().all(|c| c.is_ascii_lowercase()) {
+        return t;
+    }
+    let n = t.len();
+    if n > 5 && t.ends_with("ies") {
+        format!("{}y", &t[..n - 3])
+    } else if n > 5 && t.ends_with("ing") {
+        t[..n - 3].to_string()
+    } else if n > 4 && t.ends_with("ed") && !t.ends_with("eed") {
+        t[..n - 2].to_string()
+    } else if n > 3
+        && t.ends_with('s')
+        && !t.ends_with("ss")
+        && !t.ends_with("us")
+        && !t.ends_with("is")
+    {
+        t[..n - 1].to_string()
+    } else {
+        t
     }
 }
 
@@ -236,6 +287,106 @@ struct StateView {
 struct ExchangeView {
     #[serde(default)]
     user: String,
+    #[serde(default)]
+    assistant: String,
+}
+
+/// The string values of a call's arguments, space-separated (keys and JSON syntax left out).
+fn args_text(args: &Value) -> String {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(args, &mut out);
+    out.join(" ")
+}
+
+/// A directory listing: at least 5 non-empty lines, ≥ 80% of them one path-like word.
+fn is_listing(output: &str) -> bool {
+    let mut n = 0usize;
+    let mut paths = 0usize;
+    for l in output.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        n += 1;
+        let one_word = !l.contains(char::is_whitespace);
+        let pathish = l.contains('/')
+            || l.rsplit_once('.').is_some_and(|(a, e)| {
+                !a.is_empty()
+                    && (1..=5).contains(&e.len())
+                    && e.chars().all(|c| c.is_ascii_alphanumeric())
+            });
+        if one_word && pathish {
+            paths += 1;
+        }
+    }
+    n >= 5 && paths * 5 >= n * 4
+}
+
+/// `hit` and `mid` of one output: the best line's query score (terms weighted by the query
+/// weight, the corpus IDF and their rarity among the output's lines) over [`HIT_SCALE`], and
+/// whether a line scoring ≥ [`MID_SHARE`] of the best falls outside the stub's head and tail.
+fn line_signals(
+    output: &str,
+    query: &BTreeMap<String, f64>,
+    idf: &dyn Fn(&str) -> f64,
+) -> (f64, f64) {
+    let lines: Vec<&str> = output.split('\n').collect();
+    let mut per_line: Vec<BTreeSet<String>> = Vec::with_capacity(lines.len());
+    let mut lf: BTreeMap<String, usize> = BTreeMap::new();
+    for l in &lines {
+        let set: BTreeSet<String> = tokenize(l)
+            .into_iter()
+            .filter(|t| query.contains_key(t))
+            .collect();
+        for t in &set {
+            *lf.entry(t.clone()).or_insert(0) += 1;
+        }
+        per_line.push(set);
+    }
+    let nl = lines.len() as f64;
+    let rarity = |t: &str| {
+        if nl <= 1.0 {
+            1.0
+        } else {
+            ((1.0 + nl / lf.get(t).copied().unwrap_or(1) as f64).ln() / (1.0 + nl).ln()).powi(2)
+        }
+    };
+    let weights: BTreeMap<&String, f64> = lf
+        .keys()
+        .map(|t| (t, query.get(t).copied().unwrap_or(0.0) * idf(t) * rarity(t)))
+        .collect();
+    let scores: Vec<f64> = per_line
+        .iter()
+        .map(|set| {
+            set.iter()
+                .map(|t| weights.get(t).copied().unwrap_or(0.0))
+                .sum()
+        })
+        .collect();
+    let best = scores.iter().copied().fold(0.0, f64::max);
+    if best <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let (h, t, gone) = crate::compact::text::stub(output, STUB_FRACTION, STUB_CAP);
+    let mut mid = 0.0;
+    if gone > 0 {
+        let (hl, tl) = (h.chars().count(), t.chars().count());
+        let total = output.chars().count();
+        let mut at = 0usize;
+        for (l, sc) in lines.iter().zip(&scores) {
+            let len = l.chars().count();
+            if *sc >= MID_SHARE * best && !(at + len <= hl || at >= total - tl) {
+                mid = 1.0;
+                break;
+            }
+            at += len + 1;
+        }
+    }
+    ((best / HIT_SCALE).min(1.0), mid)
 }
 
 impl Heuristic {
@@ -243,7 +394,8 @@ impl Heuristic {
     pub fn explain(&self, req: &ScoreRequest) -> Vec<Signals> {
         let pairs: Vec<&PairData> = req.probes.iter().map(|p| &p.pair).collect();
         let n = pairs.len();
-        // Query: last 3 user prompts at 1.0; first prompt and carried summary at 0.5.
+        // Query: last 3 user prompts and the assistant's text of those turns at 1.0; first
+        // prompt and carried summary at 0.5.
         let state: StateView = serde_json::from_str(&req.state_json).unwrap_or_default();
         let mut query: BTreeMap<String, f64> = BTreeMap::new();
         let mut add = |text: &str, w: f64| {
@@ -256,6 +408,7 @@ impl Heuristic {
         };
         for x in state.recent.iter().rev().take(3) {
             add(&x.user, 1.0);
+            add(&x.assistant, 1.0);
         }
         if let Some(f) = &state.first {
             add(&f.user, 0.5);
@@ -373,20 +526,36 @@ impl Heuristic {
             } else {
                 0.0
             };
-            let useful = 0.15
-                + 0.35 * lex
-                + 0.30 * reference
-                + 0.15 * rec
+            let (hit, mid) = line_signals(&p.output, &query, &idf);
+            // `arg`: the query names the call itself (its command's words, its path).
+            let arg_terms: BTreeSet<String> = tokenize(&args_text(&p.args))
+                .into_iter()
+                .filter(|t| query.contains_key(t))
+                .collect();
+            let arg =
+                (arg_terms.iter().map(|t| query[t] * idf(t)).sum::<f64>() / HIT_SCALE).min(1.0);
+            let listing = if is_listing(&p.output) { 1.0 } else { 0.0 };
+            let useful = 0.05
+                + 0.25 * lex
+                + 0.45 * hit
+                + 0.25 * arg
+                + 0.15 * reference
+                + 0.10 * rec
                 + 0.20 * open_err
                 + 0.15 * mutation
-                - 0.35 * sup;
-            let full = 0.20 + 0.50 * short + 0.30 * quoted + 0.20 * open_err
+                - 0.35 * sup
+                - 0.25 * listing;
+            let full = 0.20 + 0.50 * short + 0.30 * quoted + 0.20 * open_err + 0.50 * mid
                 - 0.40 * sup
-                - 0.30 * mutation;
+                - 0.30 * mutation
+                - 0.30 * listing;
             let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
             out.push(Signals {
                 pair_id: p.pair_id.clone(),
                 lex: r3(lex),
+                hit: r3(hit),
+                arg: r3(arg),
+                mid,
                 reference,
                 rec: r3(rec),
                 open_err,
@@ -394,6 +563,7 @@ impl Heuristic {
                 mutation,
                 short: r3(short),
                 quoted,
+                listing,
                 useful: r2(useful),
                 full: r2(full),
             });
@@ -485,6 +655,95 @@ mod tests {
             !t.iter()
                 .any(|x| x == "0123456789" || x == "deadbeefdeadbeef" || x == "and")
         );
+    }
+
+    #[test]
+    fn stems_plain_words_only() {
+        let t = tokenize("listening listens logs exceeded retries src/logs/a.rs class status");
+        for w in [
+            "listen",
+            "log",
+            "exceed",
+            "retry",
+            "src/logs/a.rs",
+            "class",
+            "status",
+        ] {
+            assert!(t.iter().any(|x| x == w), "{w} in {t:?}");
+        }
+    }
+
+    fn log(n: usize, needle_at: Option<usize>) -> String {
+        let mut lines: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    "2026-03-14T09:00:{:02}Z INFO broker::worker: processed job {i} in 3ms",
+                    i % 60
+                )
+            })
+            .collect();
+        if let Some(at) = needle_at {
+            lines.insert(at, "2026-03-14T09:12:44Z ERROR broker::retry: job 7f3a2 exceeded max_attempts=5 (connection reset by peer)".into());
+        }
+        lines.join("\n")
+    }
+
+    #[test]
+    fn a_needle_in_the_middle_is_kept_whole_and_one_at_the_head_is_stubbed() {
+        let listing: String = (0..400)
+            .map(|i| format!("./src/mod_{i}/file_{i}.rs\n"))
+            .collect();
+        let probes = vec![
+            probe(
+                "t1",
+                "bash",
+                serde_json::json!({"command": "kubectl logs deploy/worker"}),
+                &log(3000, Some(1500)),
+                false,
+            ),
+            probe(
+                "t2",
+                "bash",
+                serde_json::json!({"command": "cat other.log"}),
+                &log(3000, Some(3)),
+                false,
+            ),
+            probe(
+                "t3",
+                "bash",
+                serde_json::json!({"command": "cat quiet.log"}),
+                &log(3000, None),
+                false,
+            ),
+            probe(
+                "t4",
+                "bash",
+                serde_json::json!({"command": "find . -type f"}),
+                &listing,
+                false,
+            ),
+        ];
+        let r = req(
+            probes,
+            "Fix the retry failure: the job that exceeded its max attempts.",
+            "",
+        );
+        let sig = Heuristic.explain(&r);
+        assert!(sig[0].hit >= 0.5 && sig[0].mid == 1.0, "{:?}", sig[0]);
+        assert!(
+            sig[0].useful >= 0.5 && sig[0].full >= 0.5,
+            "keep whole: {:?}",
+            sig[0]
+        );
+        assert!(sig[1].hit >= 0.5 && sig[1].mid == 0.0, "{:?}", sig[1]);
+        assert!(
+            sig[1].useful >= 0.5 && sig[1].full < 0.5,
+            "stub: {:?}",
+            sig[1]
+        );
+        assert!(sig[2].useful < 0.5, "no needle, drop: {:?}", sig[2]);
+        assert_eq!(sig[3].listing, 1.0);
+        assert!(sig[3].useful < 0.5, "{:?}", sig[3]);
     }
 
     #[test]
