@@ -40,7 +40,7 @@ false, 0.5 = undecided; values of 0.5 or more count as yes). Judge every questio
 Return only the JSON object with one number per question id, and nothing else.";
 
 /// What the CLI fills in for `--scorer chat`.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ChatOptions {
     /// Full endpoint URL (`--chat-url`); `None` = `https://api.openai.com/v1/chat/completions`.
     pub url: Option<String>,
@@ -65,7 +65,7 @@ pub struct ChatOptions {
     /// Size limits (default: Jev's, with at most 20 pairs per batch).
     pub limits: Limits,
     /// An explicit key; `None` reads `PI_SHAKE_CHAT_API_KEY`, then `OPENAI_API_KEY`.
-    pub api_key: Option<String>,
+    pub api_key: Option<http::Secret>,
 }
 
 impl Default for ChatOptions {
@@ -87,25 +87,6 @@ impl Default for ChatOptions {
             },
             api_key: None,
         }
-    }
-}
-
-impl std::fmt::Debug for ChatOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatOptions")
-            .field("url", &self.url)
-            .field("model", &self.model)
-            .field("concurrency", &self.concurrency)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("allow_insecure_http", &self.allow_insecure_http)
-            .field("max_attempts", &self.max_attempts)
-            .field("run_budget", &self.run_budget)
-            .field("backoff_base", &self.backoff_base)
-            .field("seed", &self.seed)
-            .field("limits", &self.limits)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .finish()
     }
 }
 
@@ -148,19 +129,7 @@ impl ChatScorer {
                 "the chat scorer needs a model name",
             ));
         }
-        let key = match &opts.api_key {
-            Some(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
-            _ => http::key_from(env, &KEY_VARS),
-        };
-        if key.is_none() && !http::is_loopback(&url) {
-            return Err(http::local_error(
-                "missing-key",
-                format!(
-                    "no API key for {}: set PI_SHAKE_CHAT_API_KEY or OPENAI_API_KEY",
-                    http::host_label(&url)
-                ),
-            ));
-        }
+        let key = http::resolve_key(opts.api_key.as_ref(), env, &KEY_VARS, &url)?;
         Ok(ChatScorer { opts, url, key })
     }
 

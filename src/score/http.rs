@@ -357,6 +357,60 @@ pub fn check_url(raw: &str, allow_insecure_http: bool) -> Result<Url, ScorerErro
     }
 }
 
+/// A secret (an API key): its `Debug` never shows it, and nothing formats it by accident.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret itself, for the one place that sends it (the `Authorization` header).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Secret {
+        Secret(s.to_string())
+    }
+}
+
+impl From<String> for Secret {
+    fn from(s: String) -> Secret {
+        Secret(s)
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// The key for `url`: the explicit one, else the first of `vars` (see [`key_from`]). None is
+/// fine for a loopback URL; otherwise it is a `missing-key` error naming the variables.
+pub fn resolve_key(
+    explicit: Option<&Secret>,
+    env: &dyn Fn(&str) -> Option<String>,
+    vars: &[&str],
+    url: &Url,
+) -> Result<Option<String>, ScorerError> {
+    let key = match explicit.map(|k| k.expose().trim()) {
+        Some(k) if !k.is_empty() => Some(k.to_string()),
+        _ => key_from(env, vars),
+    };
+    if key.is_none() && !is_loopback(url) {
+        return Err(local_error(
+            "missing-key",
+            format!(
+                "no API key for {}: set {}",
+                host_label(url),
+                vars.join(" or ")
+            ),
+        ));
+    }
+    Ok(key)
+}
+
 /// The first non-empty value among `vars`, read through `env`.
 ///
 /// For each variable `V` in order: its value, else the contents of the file named by `V_FILE`

@@ -33,7 +33,7 @@ pub const KEY_VARS: [&str; 2] = ["PI_SHAKE_JEV_API_KEY", "TYPESAFE_API_KEY"];
 pub const OPENROUTER_KEY_VAR: &str = "OPENROUTER_API_KEY";
 
 /// What the CLI fills in for `--scorer jev`.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct JevOptions {
     /// Full endpoint URL (`--jev-url`); `None` = `https://api.typesafe.ai/v1/systemone`.
     pub url: Option<String>,
@@ -56,7 +56,7 @@ pub struct JevOptions {
     /// Request size limits.
     pub limits: Limits,
     /// An explicit key; `None` reads `PI_SHAKE_JEV_API_KEY`, then `TYPESAFE_API_KEY`.
-    pub api_key: Option<String>,
+    pub api_key: Option<http::Secret>,
 }
 
 impl Default for JevOptions {
@@ -74,24 +74,6 @@ impl Default for JevOptions {
             limits: Limits::default(),
             api_key: None,
         }
-    }
-}
-
-impl std::fmt::Debug for JevOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JevOptions")
-            .field("url", &self.url)
-            .field("model", &self.model)
-            .field("concurrency", &self.concurrency)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("allow_insecure_http", &self.allow_insecure_http)
-            .field("max_attempts", &self.max_attempts)
-            .field("run_budget", &self.run_budget)
-            .field("backoff_base", &self.backoff_base)
-            .field("limits", &self.limits)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .finish()
     }
 }
 
@@ -134,23 +116,18 @@ impl SystemOne {
         if opts.model.trim().is_empty() {
             return Err(http::local_error("config", "the Jev model name is empty"));
         }
-        let key = match &opts.api_key {
-            Some(k) if !k.trim().is_empty() => Some(k.trim().to_string()),
-            _ => http::key_from(env, &KEY_VARS).or_else(|| {
-                (url.host_str() == Some("openrouter.ai"))
-                    .then(|| http::key_from(env, &[OPENROUTER_KEY_VAR]))
-                    .flatten()
-            }),
+        // OPENROUTER_API_KEY only for openrouter.ai: never send a key to a host it is not for.
+        let openrouter = url.host_str() == Some("openrouter.ai");
+        let vars: Vec<&str> = if openrouter {
+            KEY_VARS
+                .iter()
+                .copied()
+                .chain([OPENROUTER_KEY_VAR])
+                .collect()
+        } else {
+            KEY_VARS.to_vec()
         };
-        if key.is_none() && !http::is_loopback(&url) {
-            return Err(http::local_error(
-                "missing-key",
-                format!(
-                    "no API key for {}: set PI_SHAKE_JEV_API_KEY or TYPESAFE_API_KEY",
-                    http::host_label(&url)
-                ),
-            ));
-        }
+        let key = http::resolve_key(opts.api_key.as_ref(), env, &vars, &url)?;
         Ok(SystemOne { opts, url, key })
     }
 
