@@ -266,3 +266,36 @@ fn killed_mid_run_leaves_a_loadable_prefix() {
         }
     }
 }
+
+#[test]
+fn a_running_pi_in_the_sessions_directory_is_detected() {
+    // A process whose argv[0] is `pi`, working in the session's cwd, as the pi CLI would be.
+    let work = temp_dir("live-pi");
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi/long-session.jsonl")).unwrap();
+    let mut lines = src.lines();
+    let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    header["cwd"] = json!(work.to_str().unwrap());
+    let f = work.join("s.jsonl");
+    let body: Vec<&str> = lines.collect();
+    std::fs::write(&f, format!("{header}\n{}\n", body.join("\n"))).unwrap();
+    age(&f);
+    let Ok(mut pi) = std::process::Command::new("bash")
+        .args(["-c", "exec -a pi sleep 30"])
+        .current_dir(&work)
+        .spawn()
+    else {
+        eprintln!("skipping: cannot spawn bash");
+        return;
+    };
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let before = std::fs::read(&f).unwrap();
+    let r = pi_shake(&["shake", f.to_str().unwrap()]);
+    let forced = pi_shake(&["shake", "--force", f.to_str().unwrap()]);
+    let _ = pi.kill();
+    let _ = pi.wait();
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("a pi process"), "{}", r.stderr);
+    assert_eq!(forced.code, 0, "--force overrides: {}", forced.stderr);
+    assert!(std::fs::read(&f).unwrap().starts_with(&before));
+}

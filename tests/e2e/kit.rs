@@ -136,12 +136,7 @@ pub fn run_bin(cwd: &Path, args: &[&str], env: &[(&str, String)]) -> Run {
             cmd.env(k, v);
         }
     }
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(cmd.output().unwrap())
 }
 
 /// The `path` of a `status --json` document (or of a batch's `sessions[i]`).
