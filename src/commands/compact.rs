@@ -106,7 +106,7 @@ fn render(plan: &CompactPlan, dry: bool, path: &str) -> String {
         }
     ));
     o.push_str(&format!(
-        "{pre}State ~{} tokens; {} batch(es); {} request(s) to the scorer.\n",
+        "{pre}State ~{} tokens; a Jev run would send {} request(s); this scorer sends {}.\n",
         thousands(z.state_tokens),
         plan.batches,
         plan.planned_requests
@@ -224,7 +224,16 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         entries: 0,
     };
     let mut entry_id = None;
-    if !args.dry_run {
+    // Never replace the region with something larger (it would only cost a cold request).
+    let grows = plan.sizes.region_after >= plan.sizes.region_before;
+    if !args.dry_run && grows {
+        printer.note(&format!(
+            "compact: the summary (~{} tokens) would not be smaller than the region it replaces (~{} tokens); nothing written",
+            thousands(plan.sizes.region_after),
+            thousands(plan.sizes.region_before)
+        ));
+    }
+    if !args.dry_run && !grows {
         let mut batch = Batch::new(&l.session, &l.tree)?;
         entry_id = Some(compact::append(&plan, &mut batch));
         written = writer::commit(
@@ -241,7 +250,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         o.insert("schemaVersion".into(), json!(1));
         o.insert("path".into(), json!(path.display().to_string()));
         o.insert("dryRun".into(), json!(args.dry_run));
-        o.insert("compacted".into(), json!(!args.dry_run));
+        o.insert("compacted".into(), json!(entry_id.is_some()));
         o.insert(
             "entryId".into(),
             entry_id.map(Value::from).unwrap_or(Value::Null),

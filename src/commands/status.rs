@@ -81,6 +81,8 @@ pub struct WallOut {
     pub superseded: usize,
     pub tokens_reclaimed: u64,
     pub by_scope: serde_json::Map<String, Value>,
+    /// Active folds by kind (`toolResult`, `block`, `thinking`, `image`).
+    pub by_kind: serde_json::Map<String, Value>,
     pub last_run: Option<String>,
     pub profile: Option<String>,
     pub items: Vec<WallItemOut>,
@@ -153,12 +155,15 @@ pub fn report(l: &Loaded) -> StatusReport {
             WallState::Active => {
                 wall.active += 1;
                 wall.tokens_reclaimed += it.tokens_before.saturating_sub(it.tokens_after);
-                for sc in &it.scopes {
-                    let e = wall
-                        .by_scope
-                        .entry(sc.as_str().to_string())
-                        .or_insert(json!(0));
+                let bump = |m: &mut serde_json::Map<String, Value>, k: &str| {
+                    let e = m.entry(k.to_string()).or_insert(json!(0));
                     *e = json!(e.as_u64().unwrap_or(0) + 1);
+                };
+                for sc in &it.scopes {
+                    bump(&mut wall.by_scope, sc.as_str());
+                }
+                for k in &it.kinds {
+                    bump(&mut wall.by_kind, k);
                 }
             }
             WallState::Moot => wall.moot += 1,
@@ -311,10 +316,17 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
             .iter()
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
+        let kinds: Vec<String> = r
+            .wall
+            .by_kind
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         o.push_str(&format!(
-            "  wall      {} entries folded ({}) · ~{} tokens reclaimed · last run {} · profile {}\n",
+            "  wall      {} entries folded ({}; {}) · ~{} tokens reclaimed · last run {} · profile {}\n",
             thousands(r.wall.active as u64),
             scopes.join(", "),
+            kinds.join(", "),
             thousands(r.wall.tokens_reclaimed),
             r.wall.last_run.as_deref().unwrap_or("?"),
             r.wall.profile.as_deref().unwrap_or("?")

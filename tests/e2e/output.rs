@@ -90,6 +90,7 @@ struct WallDoc {
     superseded: u64,
     tokens_reclaimed: u64,
     by_scope: BTreeMap<String, u64>,
+    by_kind: BTreeMap<String, u64>,
     #[serde(deserialize_with = "nullable")]
     last_run: Option<String>,
     #[serde(deserialize_with = "nullable")]
@@ -551,6 +552,7 @@ fn json_status_single_and_batch() {
     let d: StatusDoc = parse(&w.run(&["status", "--json", "thinking.jsonl"]));
     assert_eq!(d.wall.active, 3);
     assert_eq!(d.wall.by_scope.get("thinking"), Some(&3));
+    assert_eq!(d.wall.by_kind.get("thinking"), Some(&3));
     assert!(
         d.wall
             .items
