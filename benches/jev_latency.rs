@@ -55,6 +55,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         &|_| None,
     )?;
     let batches = scorer.planned_requests(&req);
+    let lower = pi_shake::score::batch::lower_bound(&req, &scorer.options().limits);
     let bytes: usize = req
         .probes
         .iter()
@@ -76,7 +77,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         bytes as f64 / 1e6
     );
     println!(
-        "  batches {batches}, concurrency {concurrency}, mock latency {:.0} ms",
+        "  batches {batches} (packing lower bound {lower}), concurrency {concurrency}, mock latency {:.0} ms",
         lat * 1e3
     );
     println!(

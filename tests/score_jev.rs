@@ -224,8 +224,8 @@ fn hundreds_of_pairs_are_batched_within_limits() {
         assert!(req.state_tokens + largest <= l.question_budget());
         assert!(req.state_tokens + total + l.envelope <= l.request_budget());
         assert!(
-            pairs.windows(2).all(|w| w[1] == w[0] + 1),
-            "pair order kept"
+            pairs.windows(2).all(|w| w[1] > w[0]),
+            "pair order kept within a request"
         );
     }
 }
@@ -711,8 +711,8 @@ fn oversize_pair_is_refused_locally_and_others_are_scored() {
     let ids: Vec<&str> = e.partial.iter().map(|s| s.pair_id.as_str()).collect();
     assert_eq!(
         ids,
-        ["t0"],
-        "t0's batch ran first; t2's was not started after the failure"
+        ["t0", "t2"],
+        "t0 and t2 share the batch that ran first; the oversize pair was refused without a request"
     );
     assert_eq!(requests(&rt, &server).len(), 1);
 }

@@ -160,38 +160,50 @@ pub fn precheck(req: &ScoreRequest, limits: &Limits, batch: &[usize]) -> Result<
     Ok(())
 }
 
-/// Greedy packing of `req.probes` (by index) into batches, in pair order: a batch is closed when
-/// the next pair would break limit (c) or `max_pairs`. Pairs that cannot fit alone get a batch of
-/// their own. Pure; every probe index appears exactly once, in order.
+/// Pack `req.probes` (by index) into batches: first-fit decreasing — pairs by estimated cost,
+/// largest first, each into the first batch that still has room under limit (c) and
+/// `max_pairs` — which keeps the request count at or next to [`lower_bound`] (results are merged
+/// by id, so the split does not change any decision). Both questions of a pair stay together;
+/// within a batch pairs are in pair order, and batches are ordered by their first pair. Pairs
+/// that cannot fit alone get a batch of their own. Pure; every probe index appears exactly once.
 pub fn pack(req: &ScoreRequest, limits: &Limits) -> Vec<Vec<usize>> {
     let room = limits
         .request_budget()
         .saturating_sub(req.state_tokens + limits.envelope);
     let max_pairs = limits.max_pairs.max(1);
-    let mut batches = Vec::new();
-    let mut cur: Vec<usize> = Vec::new();
-    let mut cur_tokens = 0u64;
+    let mut batches: Vec<(Vec<usize>, u64)> = Vec::new();
+    let mut order: Vec<(usize, u64)> = Vec::with_capacity(req.probes.len());
     for (i, probe) in req.probes.iter().enumerate() {
-        if !fits_alone(req, limits, i) {
-            if !cur.is_empty() {
-                batches.push(std::mem::take(&mut cur));
-                cur_tokens = 0;
+        if fits_alone(req, limits, i) {
+            order.push((i, pair_cost(probe).total));
+        } else {
+            // Kept apart; refused locally by `precheck`, never sent.
+            batches.push((vec![i], u64::MAX));
+        }
+    }
+    // Largest first; ties in pair order (a stable sort keeps it deterministic).
+    order.sort_by(|a, b| b.1.cmp(&a.1));
+    for (i, cost) in order {
+        let slot = batches
+            .iter_mut()
+            .find(|(b, used)| *used != u64::MAX && b.len() < max_pairs && used + cost <= room);
+        match slot {
+            Some((b, used)) => {
+                b.push(i);
+                *used += cost;
             }
-            batches.push(vec![i]);
-            continue;
+            None => batches.push((vec![i], cost)),
         }
-        let cost = pair_cost(probe).total;
-        if !cur.is_empty() && (cur_tokens + cost > room || cur.len() >= max_pairs) {
-            batches.push(std::mem::take(&mut cur));
-            cur_tokens = 0;
-        }
-        cur.push(i);
-        cur_tokens += cost;
     }
-    if !cur.is_empty() {
-        batches.push(cur);
-    }
-    batches
+    let mut out: Vec<Vec<usize>> = batches
+        .into_iter()
+        .map(|(mut b, _)| {
+            b.sort_unstable();
+            b
+        })
+        .collect();
+    out.sort_by_key(|b| b.first().copied().unwrap_or(usize::MAX));
+    out
 }
 
 /// A lower bound on the number of requests any packing needs: the larger of Σ pair costs over
@@ -293,26 +305,28 @@ pub(crate) mod tests {
         let req = request(20_000, &sizes);
         let limits = Limits::default();
         let batches = pack(&req, &limits);
-        let flat: Vec<usize> = batches.iter().flatten().copied().collect();
-        assert_eq!(
-            flat,
-            (0..600).collect::<Vec<_>>(),
-            "every pair once, in order"
-        );
+        let mut flat: Vec<usize> = batches.iter().flatten().copied().collect();
+        flat.sort_unstable();
+        assert_eq!(flat, (0..600).collect::<Vec<_>>(), "every pair once");
         for b in &batches {
             check_batch(&req, &limits, b);
+            assert!(
+                b.windows(2).all(|w| w[0] < w[1]),
+                "pair order within a batch"
+            );
         }
         let lb = lower_bound(&req, &limits);
         assert!(batches.len() >= lb, "{} < {lb}", batches.len());
-        // Next-fit is within twice the optimum, and in practice close to the bound.
-        assert!(batches.len() <= 2 * lb, "{} vs {lb}", batches.len());
+        // First-fit decreasing: within one request of the lower bound.
+        assert!(batches.len() <= lb + 1, "{} vs {lb}", batches.len());
         assert!(batches.len() > 5, "several batches: {}", batches.len());
-        // Greedy: no batch could have taken the next batch's first pair.
+        // Nothing left over could have joined an earlier batch's room.
         let room = limits.request_budget() - req.state_tokens - limits.envelope;
-        for w in batches.windows(2) {
-            let used: u64 = w[0].iter().map(|&i| pair_cost(&req.probes[i]).total).sum();
-            assert!(used + pair_cost(&req.probes[w[1][0]]).total > room);
-        }
+        let used: Vec<u64> = batches
+            .iter()
+            .map(|b| b.iter().map(|&i| pair_cost(&req.probes[i]).total).sum())
+            .collect();
+        assert!(used.iter().all(|&u| u <= room));
     }
 
     #[test]
@@ -339,7 +353,7 @@ pub(crate) mod tests {
         let limits = Limits::default();
         assert!(!fits_alone(&req, &limits, 2));
         let batches = pack(&req, &limits);
-        assert_eq!(batches, vec![vec![0, 1], vec![2], vec![3, 4]]);
+        assert_eq!(batches, vec![vec![0, 1, 3, 4], vec![2]]);
         assert!(precheck(&req, &limits, &[2]).is_err());
         assert!(precheck(&req, &limits, &[0, 1]).is_ok());
         assert_eq!(lower_bound(&req, &limits), 2);
