@@ -182,7 +182,7 @@ pub fn pack(req: &ScoreRequest, limits: &Limits) -> Vec<Vec<usize>> {
         }
     }
     // Largest first; ties in pair order (a stable sort keeps it deterministic).
-    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order.sort_by_key(|&(_, cost)| std::cmp::Reverse(cost));
     for (i, cost) in order {
         let slot = batches
             .iter_mut()
