@@ -150,6 +150,22 @@ impl From<std::process::Output> for Run {
     }
 }
 
+/// Real pi loads every one of `files` (skipped when the oracle is absent and allowed to be).
+pub fn assert_pi_loads(files: &[PathBuf]) {
+    if files.is_empty() || !need_oracle() {
+        return;
+    }
+    for (v, f) in oracle(files, &[]).iter().zip(files) {
+        assert_eq!(
+            v["ok"],
+            serde_json::json!(true),
+            "{}: pi cannot load it: {}",
+            f.display(),
+            v["error"]
+        );
+    }
+}
+
 /// pi's view of one file.
 pub fn oracle1(path: &Path, flags: &[&str]) -> Value {
     oracle(&[path.to_path_buf()], flags).remove(0)

@@ -92,17 +92,7 @@ fn check_dir(dir: &str) -> usize {
         }
         n += 1;
     }
-    if !written.is_empty() && need_oracle() {
-        for (p, v) in written.iter().zip(oracle(&written, &[])) {
-            assert_eq!(
-                v["ok"],
-                json!(true),
-                "{}: pi cannot load what we wrote: {}",
-                p.display(),
-                v["error"]
-            );
-        }
-    }
+    assert_pi_loads(&written);
     n
 }
 
