@@ -15,6 +15,10 @@
 //             `/shake status`, `/shake undo`, a turn. The binary is found on PATH.
 //   auto      `shake.auto` on at 8% of the window: after the second prompt the extension folds
 //             by itself; then a turn.
+//   tree      `/tree` back to the first answer (pi's navigateTree, which moves pi's leaf without
+//             writing): `/shake` refuses (an append would land on the abandoned branch) and a
+//             manual compaction hands the binary pi's branch (header + branchEntries) instead
+//             of the file.
 //   old       PI_SHAKE_BIN is a program answering an old handshake (protocol 0): `/shake status`,
 //             `/shake`, a manual compaction and a turn still work (pi's own summary).
 //
@@ -66,7 +70,7 @@ function bigFile(tag, n) {
 }
 
 class Pi {
-	constructor({ agentDir, cwd, sessionDir, env }) {
+	constructor({ agentDir, cwd, sessionDir, env, extra = [] }) {
 		this.events = [];
 		this.waiters = [];
 		this.pending = new Map();
@@ -75,7 +79,7 @@ class Pi {
 		this.notifications = [];
 		this.selects = [];
 		this.selectAnswers = [];
-		const args = [PI_CLI, "--mode", "rpc", "--provider", "mock", "--model", "mock-coder", "--thinking", "medium", "--session-dir", sessionDir, "-e", EXTENSION];
+		const args = [PI_CLI, "--mode", "rpc", "--provider", "mock", "--model", "mock-coder", "--thinking", "medium", "--session-dir", sessionDir, "-e", EXTENSION, ...extra.flatMap((e) => ["-e", e])];
 		this.proc = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
 		this.stderr = "";
 		this.proc.stderr.setEncoding("utf8");
@@ -241,6 +245,9 @@ async function main() {
 		} else if (SCENARIO === "auto") {
 			settings = { shake: { profile: "aggressive", auto: { enabled: true, threshold: 0.08 } } };
 			env.PI_SHAKE_BIN = BIN;
+		} else if (SCENARIO === "tree") {
+			env.PI_SHAKE_BIN = BIN;
+			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
 		} else if (SCENARIO === "old") {
 			const fake = join(binDir, "pi-shake-old");
 			writeFileSync(fake, `#!/bin/sh\necho '{"schemaVersion":1,"name":"pi-shake","version":"0.0.1","protocol":0,"features":[]}'\n`, { mode: 0o755 });
@@ -248,7 +255,8 @@ async function main() {
 			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
 		} else throw new Error(`unknown scenario ${SCENARIO}`);
 		writeAgentDir(agentDir, mock.baseUrl, settings);
-		pi = new Pi({ agentDir, cwd, sessionDir, env });
+		const extra = SCENARIO === "tree" ? [resolve(HERE, "../../../tests/interop/gen/navtree-extension.mjs")] : [];
+		pi = new Pi({ agentDir, cwd, sessionDir, env, extra });
 		pi.requestCount = () => mock.requests.length;
 		const mark = (name) => {
 			pi.step = name;
@@ -285,6 +293,28 @@ async function main() {
 			await folded;
 			mark("prompt3");
 			await pi.prompt("Continue.");
+			mark("end");
+		} else if (SCENARIO === "tree") {
+			scriptReads(mock);
+			mock.script(text("Back on the first branch."));
+			mark("prompt1");
+			await pi.prompt("Please read big1.txt, big2.txt and big3.txt.");
+			mark("prompt2");
+			await pi.prompt("Now read big4.txt and big5.txt.");
+			const entries = (await pi.command({ type: "get_entries" })).entries;
+			const answer = entries.find((e) => e.type === "message" && e.message.role === "assistant" && JSON.stringify(e.message.content).includes("I read big1.txt"));
+			responses.navigatedTo = answer.id;
+			const file = sessionFileIn(sessionDir);
+			mark("navtree");
+			await pi.slash(`/navtree ${answer.id}`);
+			hashes.beforeShake = sha(file);
+			mark("shake");
+			responses.shake = await pi.slash("/shake elide");
+			hashes.afterShake = sha(file);
+			mark("manual");
+			responses.manual = await pi.command({ type: "compact" }, 120000).catch((e) => ({ error: e.message }));
+			mark("prompt3");
+			await pi.prompt("Continue from here.");
 			mark("end");
 		} else if (SCENARIO === "old") {
 			scriptReads(mock);
