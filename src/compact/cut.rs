@@ -283,3 +283,46 @@ fn finish(
         keep_recent_tokens,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cut handed back to [`at`] (as pi hands `firstKeptEntryId` to its hook) yields exactly
+    /// the cut [`prepare`] computed: same region, split turn, previous summary and estimate.
+    #[test]
+    fn at_reproduces_prepare_on_every_fixture() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions-fixtures/pi");
+        let mut cuts = 0;
+        for f in std::fs::read_dir(dir).unwrap().flatten() {
+            if f.path().extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let s = Session::open(&f.path()).unwrap();
+            let t = Tree::build(&s);
+            let p = Projection::build(&s, &t);
+            for keep in [0, 500, 2_000, 5_000, 20_000] {
+                if let CutOutcome::Cut(c) = prepare(&s, &t, &p, keep) {
+                    cuts += 1;
+                    assert_eq!(
+                        at(&s, &t, &p, &c.first_kept_id, keep),
+                        Some(CutOutcome::Cut(c.clone())),
+                        "{} keep {keep}",
+                        f.path().display()
+                    );
+                }
+            }
+            let already = t
+                .path
+                .last()
+                .is_some_and(|&i| matches!(s.entries[i].body, Body::Compaction { .. }));
+            let unknown = at(&s, &t, &p, "not-an-id", 2_000);
+            if already {
+                assert_eq!(unknown, Some(CutOutcome::AlreadyCompacted));
+            } else {
+                assert_eq!(unknown, None, "{}", f.path().display());
+            }
+        }
+        assert!(cuts >= 10, "{cuts}");
+    }
+}
