@@ -96,7 +96,8 @@ function agentDir(): string {
 	return d ? d : join(homedir(), ".pi", "agent");
 }
 
-/** pi's merged settings (`pi.getSettings()`), else the files, project over global (trusted only). */
+/** pi's merged settings (`pi.getSettings()`); the `shake` key from the files (project over global,
+ * trusted projects only) if pi's copy does not carry keys it does not know. */
 function settings(pi: ExtensionAPI, ctx: ExtensionContext): Record<string, any> {
 	let merged: Record<string, any> | undefined;
 	try {
@@ -104,7 +105,7 @@ function settings(pi: ExtensionAPI, ctx: ExtensionContext): Record<string, any> 
 	} catch {
 		merged = undefined;
 	}
-	if (merged && (merged.shake !== undefined || merged.compaction !== undefined)) return merged;
+	if (merged && merged.shake !== undefined) return merged;
 	const global = readJson(join(agentDir(), "settings.json"));
 	let trusted = false;
 	try {
@@ -116,8 +117,9 @@ function settings(pi: ExtensionAPI, ctx: ExtensionContext): Record<string, any> 
 	return {
 		...global,
 		...project,
+		...(merged ?? {}),
 		shake: { ...(global.shake ?? {}), ...(project.shake ?? {}) },
-		compaction: { ...(global.compaction ?? {}), ...(project.compaction ?? {}) },
+		compaction: merged?.compaction ?? { ...(global.compaction ?? {}), ...(project.compaction ?? {}) },
 	};
 }
 
