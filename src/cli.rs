@@ -52,6 +52,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write every page with --out-dir
     Man(ManArgs),
+    /// Print the version; with --json, the handshake integrations check (protocol, features)
+    Version,
 }
 
 /// How to find the session(s).
@@ -211,6 +213,16 @@ pub struct CompactArgs {
     /// Write even if pi seems to be running on the session
     #[arg(long)]
     pub force: bool,
+    /// Write nothing; print the compaction entry's fields as one JSON object (for pi's
+    /// session_before_compact hook; works while pi runs)
+    #[arg(long, conflicts_with = "dry_run")]
+    pub emit_json: bool,
+    /// Cut where pi cuts: pi's preparation.firstKeptEntryId
+    #[arg(long, value_name = "ID")]
+    pub first_kept_entry_id: Option<String>,
+    /// What to focus on (pi's `/compact <instructions>`): weighed as the newest prompt
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -223,7 +235,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// A subcommand's page instead of the main one (e.g. `shake`)
-    #[arg(value_parser = ["status", "shake", "dry-run", "undo", "compact", "completions", "man"])]
+    #[arg(value_parser = ["status", "shake", "dry-run", "undo", "compact", "completions", "man", "version"])]
     pub command: Option<String>,
     /// Write pi-shake.1 and one page per subcommand into DIR
     #[arg(long, value_name = "DIR", conflicts_with = "command")]

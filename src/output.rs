@@ -55,6 +55,16 @@ impl Printer {
         let _ = o.flush();
     }
 
+    /// A machine-readable document that is the command's whole output (`compact --emit-json`):
+    /// printed on stdout on one line whatever `--json` / `--quiet` say.
+    pub fn emit(&self, v: &serde_json::Value) {
+        let mut o = std::io::stdout().lock();
+        let text = serde_json::to_string(v).unwrap_or_else(|_| "null".into());
+        let _ = o.write_all(text.as_bytes());
+        let _ = o.write_all(b"\n");
+        let _ = o.flush();
+    }
+
     /// A note on stderr (suppressed by `--quiet`).
     pub fn note(&self, text: &str) {
         if self.quiet {

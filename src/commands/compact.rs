@@ -125,7 +125,8 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         return Err(Fault::new(FaultKind::Usage, "compact works on one session at a time").into());
     };
     let l = Loaded::open(path)?;
-    if !args.dry_run {
+    // --emit-json writes nothing, so it runs while pi has the session open.
+    if !args.dry_run && !args.emit_json {
         writer::check_writable(&l.session, &l.tree, &l.projection)?;
     }
     let model_key = last_model(&l);
@@ -140,6 +141,8 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         keep_recent_tokens: keep,
         threshold: args.threshold,
         on_scorer_error_offline: args.on_scorer_error == OnScorerError::Offline,
+        first_kept_entry_id: args.first_kept_entry_id.clone(),
+        instructions: args.instructions.clone(),
         ..CompactOptions::default()
     };
     let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
@@ -163,7 +166,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             &mut fetch,
         )? {
             Outcome::Ready(p) => *p,
-            other => return nothing(other, printer, path),
+            other => return nothing(other, printer, path, args.emit_json),
         };
         let (name, planned) = match &built {
             Some((sc, _)) => (sc.name(), sc.planned_requests(&prep.request)),
@@ -213,11 +216,14 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         };
         match out {
             Outcome::Ready(p) => *p,
-            other => return nothing(other, printer, path),
+            other => return nothing(other, printer, path, args.emit_json),
         }
     };
     if let Some(out) = &args.scores_out {
         crate::score::replay::write_scores(out, compact::TEMPLATE, &plan.request, &plan.scores)?;
+    }
+    if args.emit_json {
+        return super::compact_emit::emit(&l, &plan, args, printer);
     }
     let mut written = writer::Written {
         bytes: 0,
@@ -265,18 +271,21 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     Ok(())
 }
 
-fn nothing<T>(o: Outcome<T>, printer: &Printer, path: &std::path::Path) -> Result<()> {
+fn nothing<T>(o: Outcome<T>, printer: &Printer, path: &std::path::Path, emit: bool) -> Result<()> {
     let why = match o {
         Outcome::AlreadyCompacted => "already compacted (the last entry is a compaction)",
         _ => "the branch holds less than the recent tokens to keep",
     };
+    if emit {
+        return Err(Fault::new(FaultKind::Usage, format!("nothing to compact: {why}")).into());
+    }
     printer.out(&format!("Nothing to compact: {why}."));
     printer.json_doc(&json!({"schemaVersion": 1, "path": path.display().to_string(), "compacted": false, "reason": why}));
     Ok(())
 }
 
 /// `provider/modelId` of the branch's current model (for per-model compaction settings).
-fn last_model(l: &Loaded) -> Option<String> {
+pub(crate) fn last_model(l: &Loaded) -> Option<String> {
     let mut m = None;
     for &i in &l.tree.path {
         match &l.session.entries[i].body {

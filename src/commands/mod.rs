@@ -1,11 +1,13 @@
 //! One module per subcommand; this file only dispatches.
 
 pub mod compact;
+pub mod compact_emit;
 pub mod completions;
 pub mod man;
 pub mod shake;
 pub mod status;
 pub mod undo;
+pub mod version;
 
 use anyhow::Result;
 
@@ -22,5 +24,6 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Compact(a) => compact::run(&a, printer),
         Command::Completions(a) => completions::run(&a),
         Command::Man(a) => man::run(&a, printer),
+        Command::Version => version::run(printer),
     }
 }

@@ -158,6 +158,12 @@ fn find_projected_cut_point(
         }
         cut -= 1;
     }
+    let (turn_start, split) = split_turn(s, e, start, cut);
+    (cut, turn_start, split)
+}
+
+/// Step 5 of `findProjectedCutPoint`: the turn start and whether a cut at `cut` splits a turn.
+fn split_turn(s: &Session, e: &[PEntry], start: usize, cut: usize) -> (Option<usize>, bool) {
     let starts_turn = cut < e.len() && is_turn_start(s, &e[cut]);
     let turn_start = if starts_turn {
         None
@@ -167,7 +173,7 @@ fn find_projected_cut_point(
             .find(|&i| i < e.len() && is_turn_start(s, &e[i]))
     };
     let split = !starts_turn && turn_start.is_some();
-    (cut, turn_start, split)
+    (turn_start, split)
 }
 
 /// pi's `prepareCompaction(branch, {keepRecentTokens})`, decided on the projection.
@@ -185,6 +191,63 @@ pub fn prepare(s: &Session, t: &Tree, p: &Projection, keep_recent_tokens: u64) -
     let start = previous.map_or(0, |i| i + 1);
     let end = e.len();
     let (cut, turn_start, split) = find_projected_cut_point(s, e, start, end, keep_recent_tokens);
+    finish(
+        s,
+        p,
+        previous,
+        (start, cut, turn_start, split),
+        keep_recent_tokens,
+    )
+}
+
+/// pi's `prepareCompaction` with the cut already chosen by pi: `firstKeptEntryId` as pi's
+/// `session_before_compact` event gives it (`preparation.firstKeptEntryId`). The region, split
+/// turn and previous summary follow from that position exactly as pi derives them. `None` when
+/// the id is not a projected entry of the span pi compacts (after the previous compaction).
+pub fn at(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    first_kept_id: &str,
+    keep_recent_tokens: u64,
+) -> Option<CutOutcome> {
+    if t.path
+        .last()
+        .is_some_and(|&i| matches!(s.entries[i].body, Body::Compaction { .. }))
+    {
+        return Some(CutOutcome::AlreadyCompacted);
+    }
+    let e = &p.entries;
+    let previous = e
+        .iter()
+        .position(|pe| is_compaction(s, pe) && !pe.messages.is_empty());
+    let start = previous.map_or(0, |i| i + 1);
+    let cut = (start..e.len()).find(|&i| {
+        !is_compaction(s, &e[i])
+            && s.entries[e[i].idx]
+                .id
+                .as_ref()
+                .is_some_and(|k| k.truthy() && k.display() == first_kept_id)
+    })?;
+    let (turn_start, split) = split_turn(s, e, start, cut);
+    Some(finish(
+        s,
+        p,
+        previous,
+        (start, cut, turn_start, split),
+        keep_recent_tokens,
+    ))
+}
+
+/// Steps 6–8 of `prepareCompaction` for a chosen cut `(start, cut, turn start, split)`.
+fn finish(
+    s: &Session,
+    p: &Projection,
+    previous: Option<usize>,
+    (start, cut, turn_start, split): (usize, usize, Option<usize>, bool),
+    keep_recent_tokens: u64,
+) -> CutOutcome {
+    let e = &p.entries;
     let Some(first_kept) = e.get(cut) else {
         return CutOutcome::NothingToCompact;
     };
@@ -219,4 +282,47 @@ pub fn prepare(s: &Session, t: &Tree, p: &Projection, keep_recent_tokens: u64) -
         previous,
         keep_recent_tokens,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cut handed back to [`at`] (as pi hands `firstKeptEntryId` to its hook) yields exactly
+    /// the cut [`prepare`] computed: same region, split turn, previous summary and estimate.
+    #[test]
+    fn at_reproduces_prepare_on_every_fixture() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions-fixtures/pi");
+        let mut cuts = 0;
+        for f in std::fs::read_dir(dir).unwrap().flatten() {
+            if f.path().extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let s = Session::open(&f.path()).unwrap();
+            let t = Tree::build(&s);
+            let p = Projection::build(&s, &t);
+            for keep in [0, 500, 2_000, 5_000, 20_000] {
+                if let CutOutcome::Cut(c) = prepare(&s, &t, &p, keep) {
+                    cuts += 1;
+                    assert_eq!(
+                        at(&s, &t, &p, &c.first_kept_id, keep),
+                        Some(CutOutcome::Cut(c.clone())),
+                        "{} keep {keep}",
+                        f.path().display()
+                    );
+                }
+            }
+            let already = t
+                .path
+                .last()
+                .is_some_and(|&i| matches!(s.entries[i].body, Body::Compaction { .. }));
+            let unknown = at(&s, &t, &p, "not-an-id", 2_000);
+            if already {
+                assert_eq!(unknown, Some(CutOutcome::AlreadyCompacted));
+            } else {
+                assert_eq!(unknown, None, "{}", f.path().display());
+            }
+        }
+        assert!(cuts >= 10, "{cuts}");
+    }
 }

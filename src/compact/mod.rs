@@ -81,6 +81,12 @@ pub struct CompactOptions {
     pub read_workspace: bool,
     /// On a scorer failure, score the missing pairs with the offline heuristic instead of failing.
     pub on_scorer_error_offline: bool,
+    /// Cut where pi said (`preparation.firstKeptEntryId` of `session_before_compact`) instead
+    /// of computing the cut; planning fails when the id is not a projected entry of the span.
+    pub first_kept_entry_id: Option<String>,
+    /// The user's compaction instructions (`/compact <text>`): the newest prompt of the state,
+    /// so every scorer (and the offline query) weighs pairs against them.
+    pub instructions: Option<String>,
 }
 
 impl Default for CompactOptions {
@@ -99,6 +105,8 @@ impl Default for CompactOptions {
             request_budget: 64_000,
             read_workspace: true,
             on_scorer_error_offline: false,
+            first_kept_entry_id: None,
+            instructions: None,
         }
     }
 }
@@ -355,7 +363,18 @@ pub fn prepare(
     opts: &CompactOptions,
     fetch: Fetch<'_>,
 ) -> Result<Outcome<Prepared>> {
-    let cut = match cut::prepare(s, t, p, opts.keep_recent_tokens) {
+    let outcome = match &opts.first_kept_entry_id {
+        None => cut::prepare(s, t, p, opts.keep_recent_tokens),
+        Some(id) => cut::at(s, t, p, id, opts.keep_recent_tokens).ok_or_else(|| {
+            crate::error::Fault::new(
+                crate::error::FaultKind::Usage,
+                format!(
+                    "firstKeptEntryId {id} is not an entry of the active branch's context after the previous compaction"
+                ),
+            )
+        })?,
+    };
+    let cut = match outcome {
         CutOutcome::Cut(c) => c,
         CutOutcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
         CutOutcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
@@ -409,7 +428,17 @@ pub fn prepare(
     // State.
     let mut all = msgs.clone();
     all.extend(kept.iter().cloned());
-    let exchanges = region::exchanges(&all);
+    let mut exchanges = region::exchanges(&all);
+    if let Some(text) = opts
+        .instructions
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        exchanges.push(region::Exchange {
+            user: format!("Compaction instructions: {}", text.trim()),
+            assistant: String::new(),
+        });
+    }
     let workspace = match (&s.header.cwd, opts.read_workspace) {
         (Some(cwd), true) => state::read_workspace(cwd),
         (Some(cwd), false) => state::Workspace {

@@ -5,6 +5,7 @@ mod batch;
 mod common;
 mod compact;
 mod discovery;
+mod extension;
 mod faults;
 mod hostile;
 mod interop;

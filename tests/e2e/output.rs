@@ -679,7 +679,7 @@ fn json_man_pages() {
     let r = w.run(&["man", "--json", "--out-dir", "man1"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let d: ManDoc = parse(&r);
-    assert_eq!(d.pages.len(), 8);
+    assert_eq!(d.pages.len(), 9);
     assert!(d.pages.iter().all(|p| Path::new(&w.path(p)).exists()));
 }
 

