@@ -198,7 +198,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             let tokens = if content.is_null {
                 Some(0)
             } else {
-                content.user_chars().map(|c| c.div_ceil(4))
+                content.user_chars().map(crate::jscompat::tokens_from_chars)
             };
             msgs.push((pmsg("custom", tokens, None, false), None, Some(content)));
         }
@@ -209,7 +209,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             msgs.push((
                 pmsg(
                     "branchSummary",
-                    summary_len.map(|l| l.div_ceil(4)),
+                    summary_len.map(crate::jscompat::tokens_from_chars),
                     None,
                     false,
                 ),
@@ -228,7 +228,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             msgs.push((
                 pmsg(
                     "compactionSummary",
-                    summary_len.map(|l| l.div_ceil(4)),
+                    summary_len.map(crate::jscompat::tokens_from_chars),
                     None,
                     false,
                 ),
@@ -270,7 +270,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                     pm.replaced = true;
                     pm.tokens = match m {
                         Some(m) => m.tokens_with(&normalise_for(role, c)),
-                        None => c.chars_as(role).map(|n| n.div_ceil(4)),
+                        None => c.chars_as(role).map(crate::jscompat::tokens_from_chars),
                     };
                 }
                 pm
@@ -442,7 +442,7 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
     if !tools.is_empty() {
         chars += 2 + tools.iter().map(|(_, l)| *l).sum::<u64>() + (tools.len() as u64 - 1);
     }
-    chars.div_ceil(4)
+    crate::jscompat::tokens_from_chars(chars)
 }
 
 /// How overlays are read when materialising messages.

@@ -608,7 +608,7 @@ pub fn finish(
         scorer: scorer.clone(),
     };
     let summary = render::render(&prep.msgs, &decided, prep.previous_summary.as_deref(), &ro);
-    let summary_tokens = (crate::jscompat::utf16_len(&summary) as u64).div_ceil(4);
+    let summary_tokens = crate::jscompat::text_tokens(&summary);
     let counts = Counts::of(&reports, prep.user_messages);
     let mut warnings = Vec::new();
     if summary_tokens >= prep.region_tokens {
@@ -718,7 +718,10 @@ pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
             "firstKeptEntryId".into(),
             Value::String(plan.cut.first_kept_id.clone()),
         );
-        m.insert("tokensBefore".into(), js_number(plan.cut.tokens_before));
+        m.insert(
+            "tokensBefore".into(),
+            crate::jscompat::js_number(plan.cut.tokens_before),
+        );
         m.insert("details".into(), details);
         m.insert("fromHook".into(), Value::Bool(true));
         if let Some(Value::Object(sys)) = &plan.system_message {
@@ -728,13 +731,4 @@ pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
         }
         m
     })
-}
-
-/// A number as JS would print it (integers without `.0`).
-fn js_number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
-        json!(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
 }

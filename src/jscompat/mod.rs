@@ -66,18 +66,20 @@
 //! with more than [`SMALL_OBJECT_KEYS`] keys.
 
 mod date;
+mod estimate;
 mod len;
 mod lenient;
 mod number;
 mod text;
 
 pub use date::{epoch_ms_to_iso, iso_millis_to_epoch_ms};
+pub use estimate::{text_tokens, tokens_from_chars};
 pub use len::{SMALL_OBJECT_KEYS, StringifyLen, Utf16Len, json_str_len, stringify_len, utf16_len};
 pub use lenient::{
     count_lone_surrogate_escapes_in_strings, from_str_lenient, parse_lenient,
     repair_lone_surrogates,
 };
-pub use number::{js_number_len, js_number_string};
+pub use number::{js_number, js_number_len, js_number_string, serialize_js_number};
 pub use text::{is_js_whitespace, js_is_falsy, js_trim, js_trim_is_empty};
 
 #[cfg(test)]

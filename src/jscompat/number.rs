@@ -1,7 +1,7 @@
 //! Numbers as `JSON.stringify(JSON.parse(text))` prints them (IEEE doubles,
 //! shortest round trip, JS exponent rules).
 
-use serde_json::Number;
+use serde_json::{Number, Value};
 
 /// 2^53 - 1: integers up to this magnitude are exact in an IEEE double.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -73,4 +73,19 @@ fn decimal_len(i: i128) -> usize {
         len += 1;
     }
     len
+}
+
+/// An `f64` as a JSON value, close to what `JSON.stringify` prints: integral values in the
+/// safe-integer range without a fraction (`12` rather than `12.0`), non-finite values as `null`.
+pub fn js_number(x: f64) -> Value {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        Value::from(x as i64)
+    } else {
+        Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// [`js_number`] as a serde `serialize_with` helper for `f64` fields.
+pub fn serialize_js_number<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&js_number(*x), s)
 }

@@ -444,3 +444,39 @@ fn dates_by_hand() {
         ms += 86_400_000 - 1;
     }
 }
+
+#[test]
+fn js_number_prints_like_json_stringify() {
+    let s = |x: f64| serde_json::to_string(&js_number(x)).unwrap();
+    assert_eq!(s(12.0), "12");
+    assert_eq!(s(-0.0), "0");
+    assert_eq!(s(2.5), "2.5");
+    assert_eq!(s(9_007_199_254_740_991.0), "9007199254740991");
+    assert_eq!(s(f64::NAN), "null");
+    assert_eq!(s(f64::INFINITY), "null");
+    #[derive(serde::Serialize)]
+    struct Field {
+        #[serde(serialize_with = "serialize_js_number")]
+        n: f64,
+    }
+    assert_eq!(
+        serde_json::to_string(&Field { n: 40.0 }).unwrap(),
+        r#"{"n":40}"#
+    );
+    assert_eq!(
+        serde_json::to_string(&Field { n: 0.25 }).unwrap(),
+        r#"{"n":0.25}"#
+    );
+}
+
+#[test]
+fn token_estimate_is_ceil_of_utf16_chars_over_four() {
+    assert_eq!(tokens_from_chars(0), 0);
+    assert_eq!(tokens_from_chars(1), 1);
+    assert_eq!(tokens_from_chars(4), 1);
+    assert_eq!(tokens_from_chars(5), 2);
+    assert_eq!(text_tokens(""), 0);
+    assert_eq!(text_tokens("abcd"), 1);
+    // "😀" is two UTF-16 units, "é" one: 2 + 1 + 2 = 5 units → 2 tokens.
+    assert_eq!(text_tokens("😀é😀"), 2);
+}
