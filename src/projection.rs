@@ -1,7 +1,8 @@
 //! Stage 3: the projection — what the model sees on the active branch, with pi's token estimates.
 //!
-//! A port of pi 1.6's `buildContextEntries` + `buildSessionProjection` (pi-format.md §8–9) and
-//! of `estimateProjectedContextTokens` (§10.3): the latest compaction on the path with its kept
+//! A port of pi 1.6's `buildContextEntries` + `buildSessionProjection`
+//! (`docs/pi-format.md#projection`) and of `estimateProjectedContextTokens`
+//! (`docs/pi-format.md#context-total`): the latest compaction on the path with its kept
 //! range, older compactions projecting nothing, the last `context_edit` per target among the
 //! context entries winning, `null` edits hiding any entry, `{content}` edits swapping content of
 //! user/assistant/toolResult/custom messages only. Pure: no I/O.
@@ -50,7 +51,7 @@ impl PEntry {
     }
 }
 
-/// pi's §10.3 context total.
+/// pi's context total (`docs/pi-format.md#context-total`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ContextTokens {
     pub tokens: f64,
@@ -138,7 +139,7 @@ impl Projection {
         self.entries.iter().position(|pe| pe.idx == idx)
     }
 
-    /// Σ per-message estimates (raw sum, not pi's §10.3 total).
+    /// Σ per-message estimates (raw sum, not pi's context total).
     pub fn estimate_sum(&self) -> u64 {
         self.entries.iter().map(PEntry::tokens).sum()
     }

@@ -1,4 +1,4 @@
-//! `compact`: the pi-compact-jev design (seeds/004) as a planner.
+//! `compact`: the pi-compact-jev design (`docs/design-compact.md`) as a planner.
 //!
 //! pi still cuts where it would ([`cut::prepare`], a port of `prepareCompaction` +
 //! `findProjectedCutPoint`); this module only rewrites what pi would summarize — the region
@@ -707,7 +707,8 @@ fn fallback(req: &ScoreRequest, e: ScorerError, name: String) -> (Vec<PairScore>
     (scores, format!("{name} + {}", offline::NAME))
 }
 
-/// Append the `compaction` entry (pi-format.md §11.7) to `batch`; returns its id.
+/// Append the `compaction` entry (`docs/pi-format.md#the-compaction-entry-pi-shake-writes`) to
+/// `batch`; returns its id.
 pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
     let now = batch.now_ms();
     let details = plan.details();

@@ -97,7 +97,8 @@ impl Counts {
     }
 }
 
-/// Token sizes (pi's per-message estimates; the context totals are pi's §10.3 numbers).
+/// Token sizes (pi's per-message estimates; the context totals are pi's,
+/// `docs/pi-format.md#context-total`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sizes {
@@ -108,7 +109,7 @@ pub struct Sizes {
     /// pi's projected context total now (= the entry's `tokensBefore`).
     #[serde(serialize_with = "crate::jscompat::serialize_js_number")]
     pub context_before: f64,
-    /// The same total as a pure chars/4 estimate (pi's §10.3 fallback), comparable with
+    /// The same total as a pure chars/4 estimate (pi's fallback), comparable with
     /// `context_after` when `context_before` is usage-based.
     pub context_estimate_before: u64,
     /// pi's projected context total after the compaction (a pure estimate, as pi computes it

@@ -1,5 +1,5 @@
 //! pi's token estimate: `Math.ceil(chars / 4)` over JavaScript string lengths
-//! (`docs/pi-format.md`, "Token estimates"). Every chars → tokens conversion goes through here.
+//! (`docs/pi-format.md#token-estimates`). Every chars → tokens conversion goes through here.
 
 use super::len::utf16_len;
 

@@ -1,11 +1,11 @@
 //! JavaScript parity helpers: UTF-16 lengths, `JSON.stringify` lengths with JS
 //! number formatting, lenient parsing of lone surrogates.
 //!
-//! pi is a Node.js program. Its token estimate is `Math.ceil(chars / 4)` where
-//! `chars` is a JavaScript `String.length` (UTF-16 code units), and for tool-call
-//! arguments it is `JSON.stringify(arguments).length` (pi-format.md §10.1, §15
-//! items 1–4). Session lines are read with `JSON.parse`, which accepts escapes a
-//! strict Rust parser rejects. This module reproduces exactly those behaviours:
+//! pi is a Node.js program. Its token estimate is `Math.ceil(chars / 4)` where `chars` is a
+//! JavaScript `String.length` (UTF-16 code units), and for tool-call arguments it is
+//! `JSON.stringify(arguments).length` (`docs/pi-format.md#token-estimates`,
+//! `docs/pi-format.md#javascript-parity`). Session lines are read with `JSON.parse`, which accepts
+//! escapes a strict Rust parser rejects. This module reproduces exactly those behaviours:
 //!
 //! * [`utf16_len`]: `s.length` for a Rust `&str`.
 //! * [`js_number_string`] / [`js_number_len`]: what `JSON.stringify` prints for a

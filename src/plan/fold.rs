@@ -6,7 +6,7 @@
 //! blocks around a folded thinking block, the text around a fenced block). The plan is data;
 //! nothing here writes.
 //!
-//! Rules (the shake design; product.md where it is silent):
+//! Rules (`docs/design-shake.md`; `docs/product.md#decisions` where it is silent):
 //! - only editable entries (user/assistant/toolResult messages, custom messages) in the
 //!   compaction-aware context of the active branch; never entries whose overlay someone else
 //!   wrote; never a scope already folded on that entry;

@@ -20,7 +20,8 @@ pub fn fixture_in(dir: &str, name: &str) -> PathBuf {
     root().join("sessions-fixtures").join(dir).join(name)
 }
 
-/// pi's `<encoded-cwd>` (pi-format.md §1.1), written independently of `src/settings.rs`.
+/// pi's `<encoded-cwd>` (`docs/pi-format.md#where-sessions-live`), written independently of
+/// `src/settings.rs`.
 pub fn encoded(cwd: &Path) -> String {
     let s = cwd.to_str().unwrap();
     let s = s.strip_prefix('/').unwrap_or(s);
