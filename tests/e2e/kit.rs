@@ -1,6 +1,6 @@
 //! Helpers for the CLI tests (discovery, batch, output, shell): a temporary pi agent directory,
 //! running the binary in a chosen directory with a chosen environment, mtimes, path filters and
-//! plain-text snapshots (`UPDATE_SNAPSHOTS=1` rewrites them).
+//! insta snapshots of human output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -145,26 +145,16 @@ pub fn path_of(v: &Value) -> PathBuf {
     PathBuf::from(v["path"].as_str().unwrap())
 }
 
-/// Compare `actual` with `tests/snapshots/NAME.txt`; `UPDATE_SNAPSHOTS=1` writes it instead.
+/// Compare `actual` with the insta snapshot `tests/snapshots/NAME.snap`.
+///
+/// A missing or different snapshot fails; under CI (`CI=true`) insta writes nothing. To accept
+/// new output: `cargo insta review` (or `INSTA_UPDATE=always cargo test --test e2e output`).
 pub fn snapshot(name: &str, actual: &str) {
-    let path = root().join("tests/snapshots").join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing snapshot {}: run with UPDATE_SNAPSHOTS=1 to create it\n--- actual ---\n{actual}",
-            path.display()
-        )
-    });
-    if expected != actual {
-        panic!(
-            "snapshot {} differs (UPDATE_SNAPSHOTS=1 to accept)\n--- expected ---\n{expected}\n--- actual ---\n{actual}",
-            path.display()
-        );
-    }
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("tests/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, actual));
 }
 
 /// A transcript of one run for a snapshot: the command, stdout, stderr, exit code.

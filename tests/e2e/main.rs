@@ -14,5 +14,8 @@ mod needles;
 mod output;
 mod props;
 mod resume;
+mod score_chat;
+mod score_jev;
+mod score_support;
 mod shake;
 mod shell;
