@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::kit::*;
+use crate::common::*;
 
 /// The path `status --json` read.
 fn resolved(a: &Agent, args: &[&str], env: &[(&str, &str)]) -> std::path::PathBuf {

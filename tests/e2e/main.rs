@@ -1,5 +1,10 @@
 //! The single integration-test binary: every test module is listed here.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 mod batch;
 mod common;
@@ -9,10 +14,10 @@ mod faults;
 mod hostile;
 mod interop;
 mod jev_cli;
-mod kit;
 mod needles;
 mod output;
 mod props;
+mod repo;
 mod resume;
 mod score_chat;
 mod score_jev;

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::common::Run;
-use crate::kit::*;
+use crate::common::*;
 
 // ---------------------------------------------------------------- mirrors of the JSON documents
 
