@@ -5,6 +5,8 @@
 //! Run with `cargo bench --bench jev_latency`. Optional arguments: pairs, latency in ms,
 //! concurrency (defaults 1000, 200, 4).
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line program
+
 #[path = "../tests/e2e/score_support.rs"]
 mod score_support;
 
