@@ -125,7 +125,7 @@ pub fn parse_lenient(line: &str) -> Result<(Value, bool), serde_json::Error> {
 }
 
 /// [`parse_lenient`] for any owned deserializable type, e.g. a typed entry or
-/// [`StringifyLen`].
+/// [`StringifyLen`](super::StringifyLen).
 pub fn from_str_lenient<T: DeserializeOwned>(line: &str) -> Result<(T, bool), serde_json::Error> {
     match serde_json::from_str(line) {
         Ok(v) => Ok((v, false)),
