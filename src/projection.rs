@@ -602,3 +602,7 @@ pub fn materialize(
     }
     Ok(msgs)
 }
+
+#[cfg(test)]
+#[path = "projection_tests.rs"]
+mod tests;

@@ -449,3 +449,7 @@ fn fold_images(content: &Value) -> Step {
         .collect();
     (n > 0).then_some(("image", n, Value::Array(out)))
 }
+
+#[cfg(test)]
+#[path = "fold_tests.rs"]
+mod tests;

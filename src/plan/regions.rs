@@ -214,3 +214,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "regions_tests.rs"]
+mod more_tests;
