@@ -5,7 +5,9 @@
 //! Run with `cargo bench --bench jev_latency`. Optional arguments: pairs, latency in ms,
 //! concurrency (defaults 1000, 200, 4).
 
-#[path = "../tests/score_support/mod.rs"]
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line program
+
+#[path = "../tests/e2e/score_support.rs"]
 mod score_support;
 
 use std::error::Error;

@@ -28,6 +28,8 @@
 //!
 //! Every line is compact `JSON.stringify`-style JSON; ids are 8 lowercase hex chars.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line program
+
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};

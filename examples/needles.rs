@@ -21,7 +21,12 @@
 //! `--out DIR` (target/needles/seed-N), `--scores LABEL=DIR` (repeatable), `--json FILE`
 //! (results as JSON), `--detail` (per-fact lines for our run).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 #[path = "needles/suite.rs"]
 mod suite;

@@ -9,6 +9,8 @@
 //! unparsable lines on stderr. No session logic at all: this is what "just parsing the JSON"
 //! costs with this crate's serde_json build (`preserve_order`, `float_roundtrip`, ...).
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line program
+
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 

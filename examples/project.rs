@@ -8,6 +8,8 @@
 //! then prints the projected context (pi's own total and per-role estimates), what pi-shake has
 //! folded, and any problems. Reading never writes.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line program
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -3,6 +3,9 @@
 //! Nothing here is interpreted: [`crate::settings`] resolves these into the settings each
 //! command runs with (session paths, profile, thresholds, output mode).
 
+// Doc comments here are `--help` text, where a bare URL reads best.
+#![allow(rustdoc::bare_urls)]
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

@@ -50,7 +50,7 @@ where
             } else {
                 0
             };
-            let _ = e.print();
+            output::clap_message(&e);
             return code;
         }
     };

@@ -3,6 +3,10 @@
 //! Human output goes to stdout unless `--quiet`; `--json` prints exactly one JSON document on
 //! stdout and nothing else there. Warnings and errors go to stderr. Colour only on a terminal
 //! (honouring `NO_COLOR` and `--color`). A closed pipe (`pi-shake status | head`) is not an error.
+//! Documents the user asked for on stdout (man pages, completions) go through [`Printer::raw`];
+//! progress bars are made by [`Printer::progress_bar`]; clap's own usage errors and help by
+//! [`clap_message`]. No other module writes to stdout or stderr (the `print_stdout` and
+//! `print_stderr` lints hold the rest of the crate to it).
 
 use std::io::{IsTerminal, Write};
 
@@ -88,6 +92,27 @@ impl Printer {
         !self.json && !self.quiet && std::io::stderr().is_terminal()
     }
 
+    /// Bytes on stdout as they are, in every mode: a document the user asked for (a man page,
+    /// completions). A closed pipe is not an error.
+    pub fn raw(&self, bytes: &[u8]) {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(bytes);
+        let _ = o.flush();
+    }
+
+    /// A progress bar drawn on stderr when `wanted` and [`Printer::progress_enabled`], else a
+    /// hidden one (free to update).
+    pub fn progress_bar(&self, wanted: bool) -> indicatif::ProgressBar {
+        if wanted && self.progress_enabled() {
+            indicatif::ProgressBar::with_draw_target(
+                Some(0),
+                indicatif::ProgressDrawTarget::stderr(),
+            )
+        } else {
+            indicatif::ProgressBar::hidden()
+        }
+    }
+
     /// Bold text when colour is on.
     pub fn bold(&self, s: &str) -> String {
         if self.color {
@@ -96,4 +121,10 @@ impl Printer {
             s.to_string()
         }
     }
+}
+
+/// Print a command-line parse failure or `--help` / `--version` the way clap does (stdout or
+/// stderr, as clap decides). Used before any [`Printer`] exists.
+pub fn clap_message(e: &clap::Error) {
+    let _ = e.print();
 }

@@ -1,7 +1,8 @@
 //! Stage 3: the projection — what the model sees on the active branch, with pi's token estimates.
 //!
-//! A port of pi 1.6's `buildContextEntries` + `buildSessionProjection` (pi-format.md §8–9) and
-//! of `estimateProjectedContextTokens` (§10.3): the latest compaction on the path with its kept
+//! A port of pi 1.6's `buildContextEntries` + `buildSessionProjection`
+//! (`docs/pi-format.md#projection`) and of `estimateProjectedContextTokens`
+//! (`docs/pi-format.md#context-total`): the latest compaction on the path with its kept
 //! range, older compactions projecting nothing, the last `context_edit` per target among the
 //! context entries winning, `null` edits hiding any entry, `{content}` edits swapping content of
 //! user/assistant/toolResult/custom messages only. Pure: no I/O.
@@ -50,7 +51,7 @@ impl PEntry {
     }
 }
 
-/// pi's §10.3 context total.
+/// pi's context total (`docs/pi-format.md#context-total`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ContextTokens {
     pub tokens: f64,
@@ -138,7 +139,7 @@ impl Projection {
         self.entries.iter().position(|pe| pe.idx == idx)
     }
 
-    /// Σ per-message estimates (raw sum, not pi's §10.3 total).
+    /// Σ per-message estimates (raw sum, not pi's context total).
     pub fn estimate_sum(&self) -> u64 {
         self.entries.iter().map(PEntry::tokens).sum()
     }
@@ -198,7 +199,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             let tokens = if content.is_null {
                 Some(0)
             } else {
-                content.user_chars().map(|c| c.div_ceil(4))
+                content.user_chars().map(crate::jscompat::tokens_from_chars)
             };
             msgs.push((pmsg("custom", tokens, None, false), None, Some(content)));
         }
@@ -209,7 +210,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             msgs.push((
                 pmsg(
                     "branchSummary",
-                    summary_len.map(|l| l.div_ceil(4)),
+                    summary_len.map(crate::jscompat::tokens_from_chars),
                     None,
                     false,
                 ),
@@ -228,7 +229,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             msgs.push((
                 pmsg(
                     "compactionSummary",
-                    summary_len.map(|l| l.div_ceil(4)),
+                    summary_len.map(crate::jscompat::tokens_from_chars),
                     None,
                     false,
                 ),
@@ -270,7 +271,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                     pm.replaced = true;
                     pm.tokens = match m {
                         Some(m) => m.tokens_with(&normalise_for(role, c)),
-                        None => c.chars_as(role).map(|n| n.div_ceil(4)),
+                        None => c.chars_as(role).map(crate::jscompat::tokens_from_chars),
                     };
                 }
                 pm
@@ -442,7 +443,7 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
     if !tools.is_empty() {
         chars += 2 + tools.iter().map(|(_, l)| *l).sum::<u64>() + (tools.len() as u64 - 1);
     }
-    chars.div_ceil(4)
+    crate::jscompat::tokens_from_chars(chars)
 }
 
 /// How overlays are read when materialising messages.
@@ -601,3 +602,7 @@ pub fn materialize(
     }
     Ok(msgs)
 }
+
+#[cfg(test)]
+#[path = "projection_tests.rs"]
+mod tests;

@@ -13,13 +13,4 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A JS number as JSON: integral values print without a fraction.
-pub fn js_number(x: f64) -> serde_json::Value {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        serde_json::Value::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x)
-            .map(serde_json::Value::Number)
-            .unwrap_or(serde_json::Value::Null)
-    }
-}
+pub use crate::jscompat::js_number;

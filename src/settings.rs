@@ -1,15 +1,16 @@
 //! Resolved settings: raw arguments + pi's settings files + environment, resolved once.
 //!
-//! - Session discovery as pi 1.6's CLI does it (pi-format.md §1): the sessions directory is
-//!   `--session-dir`, then `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir` in pi's settings,
-//!   then `<agentDir>/sessions/<encoded-cwd>/`, with `agentDir` from `PI_CODING_AGENT_DIR` or
-//!   `~/.pi/agent`. A custom directory that differs from the cwd's default one holds only the
-//!   sessions whose header `cwd` is the current directory (pi's `filterCwd`). `--continue` picks
-//!   the newest file by mtime whose first JSON line is a valid header; `--session ID|PREFIX`
-//!   looks for an exact id, then a prefix, locally and then across every project directory.
-//! - Profile resolution (product.md): the flag, then the project's `.pi/settings.json` (the
-//!   session's cwd), then the agent directory's `settings.json`, then the built-in default; the
-//!   key is `shake.profile` (also `shake.tail`, `shake.blockMin`).
+//! - Session discovery as pi 1.6's CLI does it (`docs/pi-format.md#where-sessions-live`): the
+//!   sessions directory is `--session-dir`, then `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir`
+//!   in pi's settings, then `<agentDir>/sessions/<encoded-cwd>/`, with `agentDir` from
+//!   `PI_CODING_AGENT_DIR` or `~/.pi/agent`. A custom directory that differs from the cwd's default
+//!   one holds only the sessions whose header `cwd` is the current directory (pi's `filterCwd`).
+//!   `--continue` picks the newest file by mtime whose first JSON line is a valid header;
+//!   `--session ID|PREFIX` looks for an exact id, then a prefix, locally and then across every
+//!   project directory.
+//! - Profile resolution (`docs/product.md#profiles`): the flag, then the project's
+//!   `.pi/settings.json` (the session's cwd), then the agent directory's `settings.json`, then the
+//!   built-in default; the key is `shake.profile` (also `shake.tail`, `shake.blockMin`).
 //! - `compaction.keepRecentTokens` (and per-model overrides) for `compact`.
 
 use std::path::{Component, Path, PathBuf};
@@ -197,7 +198,7 @@ pub enum DirSource {
     Default,
 }
 
-/// The sessions directory, resolved as pi's CLI does (pi-format.md §1.1).
+/// The sessions directory, resolved as pi's CLI does (`docs/pi-format.md#where-sessions-live`).
 #[derive(Clone, Debug)]
 pub struct SessionDir {
     pub dir: PathBuf,

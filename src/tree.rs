@@ -143,3 +143,7 @@ impl Tree {
         self.path.iter().position(|&i| i == idx)
     }
 }
+
+#[cfg(test)]
+#[path = "tree_tests.rs"]
+mod tests;

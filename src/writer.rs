@@ -619,3 +619,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 }
+
+#[cfg(test)]
+#[path = "writer_tests.rs"]
+mod tests;

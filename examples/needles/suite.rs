@@ -1107,7 +1107,8 @@ fn chars_tail(s: &str, n: usize) -> &str {
     }
 }
 
-/// pi's conversation serialisation (pi-format.md §11.4) of the region with `cut` applied.
+/// pi's conversation serialisation (`docs/pi-format.md#pis-own-summary`) of the region with
+/// `cut` applied.
 pub fn serialise(region: &[Msg], cut: Cut) -> String {
     let mut out: Vec<String> = Vec::new();
     for m in region {

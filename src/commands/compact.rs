@@ -196,7 +196,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
                 "compact: sending session content to {h} for scoring"
             ));
         }
-        let progress = BarProgress::new(network && printer.progress_enabled());
+        let progress = BarProgress::new(printer.progress_bar(network));
         let out = compact::plan(
             &l.session,
             &l.tree,

@@ -4,10 +4,13 @@ use anyhow::Result;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
+use crate::output::Printer;
 
 /// Print completions for `args.shell` on stdout.
-pub fn run(args: &CompletionsArgs) -> Result<()> {
+pub fn run(args: &CompletionsArgs, printer: &Printer) -> Result<()> {
     let mut cmd = Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "pi-shake", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "pi-shake", &mut script);
+    printer.raw(&script);
     Ok(())
 }

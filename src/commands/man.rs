@@ -5,8 +5,6 @@
 //! `pi-shake man` prints `pi-shake(1)`; `pi-shake man shake` prints `pi-shake-shake(1)`;
 //! `pi-shake man --out-dir DIR` writes every page into DIR.
 
-use std::io::Write;
-
 use anyhow::{Context, Result};
 use clap::CommandFactory;
 
@@ -61,9 +59,6 @@ pub fn run(args: &ManArgs, printer: &Printer) -> Result<()> {
             .cloned()
             .ok_or_else(|| Fault::new(FaultKind::Usage, format!("no such command: `{name}`")))?,
     };
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`pi-shake man | head`) is not an error.
-    let _ = out.write_all(&render(page)?);
-    let _ = out.flush();
+    printer.raw(&render(page)?);
     Ok(())
 }

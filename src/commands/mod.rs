@@ -22,7 +22,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> Result<()> {
         Command::DryRun(a) => shake::run(&a, printer, true),
         Command::Undo(a) => undo::run(&a, printer),
         Command::Compact(a) => compact::run(&a, printer),
-        Command::Completions(a) => completions::run(&a),
+        Command::Completions(a) => completions::run(&a, printer),
         Command::Man(a) => man::run(&a, printer),
         Command::Version => version::run(printer),
     }

@@ -30,7 +30,7 @@ pub struct StatusReport {
     pub counts_by_type: serde_json::Map<String, Value>,
     pub branch: BranchOut,
     pub projection: Vec<ProjRow>,
-    /// pi's projected context total (§10.3).
+    /// pi's projected context total (`docs/pi-format.md#context-total`).
     pub context_tokens: Value,
     /// Whether the total is usage-based or a pure estimate.
     pub context_basis: &'static str,

@@ -1,5 +1,5 @@
-//! pi's cut point: a port of `prepareCompaction` + `findProjectedCutPoint` (pi-format.md §11.2–11.3)
-//! onto our [`Projection`].
+//! pi's cut point: a port of `prepareCompaction` + `findProjectedCutPoint`
+//! (`docs/pi-format.md#the-cut-point`) onto our [`Projection`].
 //!
 //! Works on the projected context entries: per-message roles and pi's token estimates come from
 //! the projection; whether an entry is "intrinsically visible" (its raw entry yields messages)
@@ -23,7 +23,7 @@ pub struct Cut {
     pub start: usize,
     /// End of `messagesToSummarize` (the turn start when split, else the cut).
     pub history_end: usize,
-    /// pi's §10.3 estimate of the pre-compaction projection.
+    /// pi's context total (`docs/pi-format.md#context-total`) of the pre-compaction projection.
     pub tokens_before: f64,
     /// Position of the previous compaction (the one whose summary is `previousSummary`).
     pub previous: Option<usize>,

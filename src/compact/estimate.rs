@@ -1,4 +1,4 @@
-//! The request-size estimator used for every Jev budget (jev.md §6.4).
+//! The request-size estimator used for every Jev budget (`docs/jev.md#batching`).
 //!
 //! A conservative character-class count, in the spirit of fast-jev's estimator: a run of ASCII
 //! letters costs one token per started 6 letters, a digit half a token, any other ASCII symbol

@@ -1,4 +1,4 @@
-//! `compact`: the pi-compact-jev design (seeds/004) as a planner.
+//! `compact`: the pi-compact-jev design (`docs/design-compact.md`) as a planner.
 //!
 //! pi still cuts where it would ([`cut::prepare`], a port of `prepareCompaction` +
 //! `findProjectedCutPoint`); this module only rewrites what pi would summarize — the region
@@ -637,7 +637,7 @@ pub fn finish(
         scorer: scorer.clone(),
     };
     let summary = render::render(&prep.msgs, &decided, prep.previous_summary.as_deref(), &ro);
-    let summary_tokens = (crate::jscompat::utf16_len(&summary) as u64).div_ceil(4);
+    let summary_tokens = crate::jscompat::text_tokens(&summary);
     let counts = Counts::of(&reports, prep.user_messages);
     let mut warnings = Vec::new();
     if summary_tokens >= prep.region_tokens {
@@ -736,7 +736,8 @@ fn fallback(req: &ScoreRequest, e: ScorerError, name: String) -> (Vec<PairScore>
     (scores, format!("{name} + {}", offline::NAME))
 }
 
-/// Append the `compaction` entry (pi-format.md §11.7) to `batch`; returns its id.
+/// Append the `compaction` entry (`docs/pi-format.md#the-compaction-entry-pi-shake-writes`) to
+/// `batch`; returns its id.
 pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
     let now = batch.now_ms();
     let details = plan.details();
@@ -747,7 +748,10 @@ pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
             "firstKeptEntryId".into(),
             Value::String(plan.cut.first_kept_id.clone()),
         );
-        m.insert("tokensBefore".into(), js_number(plan.cut.tokens_before));
+        m.insert(
+            "tokensBefore".into(),
+            crate::jscompat::js_number(plan.cut.tokens_before),
+        );
         m.insert("details".into(), details);
         m.insert("fromHook".into(), Value::Bool(true));
         if let Some(Value::Object(sys)) = &plan.system_message {
@@ -757,13 +761,4 @@ pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
         }
         m
     })
-}
-
-/// A number as JS would print it (integers without `.0`).
-fn js_number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
-        json!(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
 }

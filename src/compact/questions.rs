@@ -1,5 +1,6 @@
 //! The two questions per unpinned pair, rendered from the versioned template `tmpl-v1`
-//! (jev.md §6.2): the design's exact wording, a header line (tool, trimmed args, size, error
+//! (`docs/jev.md#system-one-request-and-response`, `docs/design-compact.md#questions-and-actions`):
+//! the design's exact wording, a header line (tool, trimmed args, size, error
 //! flag) and the same head / middle / tail windows of the output on both. Pure.
 
 use crate::report::thousands;

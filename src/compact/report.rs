@@ -97,7 +97,8 @@ impl Counts {
     }
 }
 
-/// Token sizes (pi's per-message estimates; the context totals are pi's §10.3 numbers).
+/// Token sizes (pi's per-message estimates; the context totals are pi's,
+/// `docs/pi-format.md#context-total`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sizes {
@@ -106,9 +107,9 @@ pub struct Sizes {
     /// Estimate of the summary (what replaces the region).
     pub region_after: u64,
     /// pi's projected context total now (= the entry's `tokensBefore`).
-    #[serde(serialize_with = "js_number")]
+    #[serde(serialize_with = "crate::jscompat::serialize_js_number")]
     pub context_before: f64,
-    /// The same total as a pure chars/4 estimate (pi's §10.3 fallback), comparable with
+    /// The same total as a pure chars/4 estimate (pi's fallback), comparable with
     /// `context_after` when `context_before` is usage-based.
     pub context_estimate_before: u64,
     /// pi's projected context total after the compaction (a pure estimate, as pi computes it
@@ -143,13 +144,4 @@ pub struct PlanReport {
     pub pairs: Vec<PairReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-}
-
-/// A number as JS prints it: whole values without a fraction.
-fn js_number<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
-        s.serialize_i64(*x as i64)
-    } else {
-        s.serialize_f64(*x)
-    }
 }

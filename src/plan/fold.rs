@@ -6,7 +6,7 @@
 //! blocks around a folded thinking block, the text around a fenced block). The plan is data;
 //! nothing here writes.
 //!
-//! Rules (the shake design; product.md where it is silent):
+//! Rules (`docs/design-shake.md`; `docs/product.md#decisions` where it is silent):
 //! - only editable entries (user/assistant/toolResult messages, custom messages) in the
 //!   compaction-aware context of the active branch; never entries whose overlay someone else
 //!   wrote; never a scope already folded on that entry;
@@ -124,7 +124,7 @@ fn tokens_of(s: &Session, idx: usize, content: &Value) -> Option<u64> {
     let stats: ContentStats = serde_json::from_str(&text).ok()?;
     match &s.entries[idx].body {
         Body::Message(m) => m.tokens_with(&stats),
-        Body::CustomMessage { .. } => stats.user_chars().map(|c| c.div_ceil(4)),
+        Body::CustomMessage { .. } => stats.user_chars().map(crate::jscompat::tokens_from_chars),
         _ => None,
     }
 }
@@ -300,7 +300,7 @@ fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str
         format!(
             "[{} output omitted (~{} tokens)]",
             tool.filter(|t| !t.is_empty()).unwrap_or("tool"),
-            thousands(chars.div_ceil(4))
+            thousands(crate::jscompat::tokens_from_chars(chars))
         )
     };
     if simple {
@@ -342,7 +342,7 @@ fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str
 /// A placeholder replaces `chars` only if its own estimate is smaller (judged on the region
 /// alone, so the decision does not depend on what else the entry holds or on rounding).
 fn shrinks(placeholder: &str, chars: u64) -> bool {
-    (crate::jscompat::utf16_len(placeholder) as u64).div_ceil(4) < chars.div_ceil(4)
+    crate::jscompat::text_tokens(placeholder) < crate::jscompat::tokens_from_chars(chars)
 }
 
 /// Whether `text` is a placeholder pi-shake wrote (`[… omitted (~N tokens)]`).
@@ -422,7 +422,7 @@ fn fold_thinking(content: &Value) -> Step {
         // Never leave an assistant message empty: a placeholder, if it is smaller.
         let ph = format!(
             "[thinking omitted (~{} tokens)]",
-            thousands(chars.div_ceil(4))
+            thousands(crate::jscompat::tokens_from_chars(chars))
         );
         if !shrinks(&ph, chars) {
             return None;
@@ -449,3 +449,7 @@ fn fold_images(content: &Value) -> Step {
         .collect();
     (n > 0).then_some(("image", n, Value::Array(out)))
 }
+
+#[cfg(test)]
+#[path = "fold_tests.rs"]
+mod tests;

@@ -6,7 +6,7 @@
 //! name (`<name attr="…">`, no indentation) opens an XML span that the matching `</name>` line
 //! closes. Only outermost spans count; unterminated ones produce nothing. Pure.
 
-use crate::jscompat::utf16_len;
+use crate::jscompat::text_tokens;
 
 /// A foldable region of a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,7 +152,7 @@ pub fn find_regions(text: &str) -> Vec<Region> {
 }
 
 fn region(text: &str, start: usize, end: usize, kind: RegionKind) -> Region {
-    let tokens = (utf16_len(&text[start..end]) as u64).div_ceil(4);
+    let tokens = text_tokens(&text[start..end]);
     Region {
         start,
         end,
@@ -214,3 +214,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "regions_tests.rs"]
+mod more_tests;

@@ -1,5 +1,5 @@
-//! Batching of probes into requests under the Jev size limits (jev.md §6.4), done once above the
-//! wire adapters.
+//! Batching of probes into requests under the Jev size limits (`docs/jev.md#batching`), done once
+//! above the wire adapters.
 //!
 //! All sizes are *estimated* tokens, from [`crate::compact::estimate_request_tokens`] (the
 //! conservative character-class estimator) and the request's own `state_tokens` / `est_tokens`.

@@ -1,5 +1,5 @@
-//! OpenAI-compatible chat adapter (`--scorer chat`, jev.md §2.2, §6.8): lets a local or hosted
-//! chat model judge the same questions.
+//! OpenAI-compatible chat adapter (`--scorer chat`, `docs/jev.md#the-chat-adapter`): lets a local
+//! or hosted chat model judge the same questions.
 //!
 //! `POST` to a full `/v1/chat/completions` URL with one system message (the rubric) and one user
 //! message (the state JSON, then one block per question), `temperature: 0`, a fixed `seed`,

@@ -1,11 +1,13 @@
 //! Shared HTTP plumbing for the wire scorers (Jev / System One and the chat adapter).
 //!
 //! - endpoint checks: URL parsing, loopback detection, the plain-`http://` refusal, key lookup;
-//! - retry timing (jev.md §2.8, §6.5): `retry-after-ms`, then `Retry-After` (seconds or an
-//!   HTTP-date), then the error body's `retry_after_ms`, else 0.5 s × 2^attempt capped at 8 s with
-//!   ±25% jitter (none when `PI_SHAKE_TEST_NO_JITTER` is set); waits over 60 s give up;
-//! - error bodies (jev.md §6.6: ours, OpenAI / vLLM / llama.cpp, Anthropic, Ollama, FastAPI, bare,
-//!   plain text) and their classification (retry, too large → split, fatal). Status always wins;
+//! - retry timing (`docs/jev.md#retries-and-timeouts`): `retry-after-ms`, then `Retry-After`
+//!   (seconds or an HTTP-date), then the error body's `retry_after_ms`, else 0.5 s × 2^attempt
+//!   capped at 8 s with ±25% jitter (none when `PI_SHAKE_TEST_NO_JITTER` is set); waits over 60 s
+//!   give up;
+//! - error bodies (`docs/jev.md#error-bodies`: ours, OpenAI / vLLM / llama.cpp, Anthropic, Ollama,
+//!   FastAPI, bare, plain text) and their classification (retry, too large → split, fatal). Status
+//!   always wins;
 //! - the batch engine: a tokio current-thread runtime built per `score` call, up to N requests in
 //!   flight, per-batch retry loop, split on 413 / size-related 422 (depth ≤ 3), one retry on an
 //!   invalid answer, a whole-run time budget, results merged by pair id whatever the completion
@@ -37,7 +39,7 @@ pub const REQUEST_ID_HEADERS: [&str; 3] = ["x-typesafe-request-id", "request-id"
 /// A batch is split in half at most this many times (so into at most 8 parts).
 pub const MAX_SPLIT_DEPTH: u32 = 3;
 
-/// Retry timing and caps (jev.md §6.5).
+/// Retry timing and caps (`docs/jev.md#retries-and-timeouts`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetryPolicy {
     /// Attempts per batch, the first included (default 4).
@@ -164,7 +166,8 @@ pub struct ErrorBody {
     pub retry_after_ms: Option<u64>,
 }
 
-/// Parses an error body (jev.md §6.6). Never fails: unknown shapes give the trimmed text.
+/// Parses an error body (`docs/jev.md#error-bodies`). Never fails: unknown shapes give the trimmed
+/// text.
 pub fn parse_error_body(body: &[u8]) -> ErrorBody {
     use serde_json::Value;
     let text = String::from_utf8_lossy(body);

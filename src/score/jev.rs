@@ -1,4 +1,5 @@
-//! Jev / TypeSafe System One over HTTP: "Jev protocol v1" (jev.md §1.2, §6.2).
+//! Jev / TypeSafe System One over HTTP: "Jev protocol v1"
+//! (`docs/jev.md#system-one-request-and-response`).
 //!
 //! `POST {base}/v1/systemone` (base `https://api.typesafe.ai`, or a full URL for gateways and
 //! local servers) with `{"model", "state", "questions"}`: the state embedded verbatim from
@@ -29,7 +30,8 @@ pub const DEFAULT_MODEL: &str = "jev-latest";
 pub const PROTOCOL: &str = "jev-v1";
 /// Key variables, in lookup order.
 pub const KEY_VARS: [&str; 2] = ["PI_SHAKE_JEV_API_KEY", "TYPESAFE_API_KEY"];
-/// Extra key variable, used only when the URL's host is `openrouter.ai` (jev.md §6.2).
+/// Extra key variable, used only when the URL's host is `openrouter.ai`
+/// (`docs/jev.md#endpoint-and-keys`).
 pub const OPENROUTER_KEY_VAR: &str = "OPENROUTER_API_KEY";
 
 /// What the CLI fills in for `--scorer jev`.

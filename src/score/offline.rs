@@ -1,5 +1,5 @@
-//! The embedded offline scorer `heuristic-v2` (jev.md §4.3, tuned on the needle benchmark,
-//! `examples/needles.rs`): deterministic, explainable, no network.
+//! The embedded offline scorer `heuristic-v2` (`docs/jev.md#the-offline-scorer`, tuned on the
+//! needle benchmark, `examples/needles.rs`): deterministic, explainable, no network.
 //!
 //! Per pair it computes signals in [0, 1] — `lex` (Okapi BM25 of the pair against the query),
 //! `hit` (the best single output line's match with the query, its terms weighted by IDF across

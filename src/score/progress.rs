@@ -1,11 +1,12 @@
 //! A terminal progress bar for HTTP scoring (indicatif): pairs done out of all, batches done,
-//! retries so far and elapsed time, drawn on stderr. Hidden (and free) when not enabled: the CLI
-//! enables it only when stderr is a terminal and `--json` is off.
+//! retries so far and elapsed time, on a bar made by the printer
+//! ([`crate::output::Printer::progress_bar`]): drawn on stderr only when stderr is a terminal and
+//! `--json` is off, otherwise hidden (and free).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Progress;
 
@@ -18,13 +19,8 @@ pub struct BarProgress {
 }
 
 impl BarProgress {
-    /// A bar on stderr when `enabled`, else a hidden one.
-    pub fn new(enabled: bool) -> BarProgress {
-        let bar = if enabled {
-            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
-        } else {
-            ProgressBar::hidden()
-        };
+    /// Progress on `bar` (from [`crate::output::Printer::progress_bar`]; hidden in tests).
+    pub fn new(bar: ProgressBar) -> BarProgress {
         if let Ok(style) = ProgressStyle::with_template(
             "{spinner} scoring [{elapsed_precise}] {bar:28} {pos}/{len} pairs · {msg}",
         ) {
@@ -96,7 +92,7 @@ mod tests {
 
     #[test]
     fn hidden_bar_counts() {
-        let p = BarProgress::new(false);
+        let p = BarProgress::new(ProgressBar::hidden());
         p.start(3, 10);
         p.batch_done(4);
         p.retry();

@@ -1,4 +1,5 @@
-//! Replay of recorded scores (`--scores-in`) and their writer (`--scores-out`), jev.md §6.9.
+//! Replay of recorded scores (`--scores-in`) and their writer (`--scores-out`),
+//! `docs/jev.md#replay-files`.
 //!
 //! One JSON line per pair:
 //! `{"v":1,"pair":"t17","fp":"sha256:…","source":"jev","model":"jev-1.13.0","tmpl":"tmpl-v1","useful":0.83,"full":0.21}`.

@@ -649,7 +649,7 @@ impl Msg {
             Some(Role::BashExecution) => self.bash_chars,
             _ => Some(0),
         }?;
-        Some(chars.div_ceil(4))
+        Some(jscompat::tokens_from_chars(chars))
     }
 
     /// A valid usage anchor in pi's sense (assistant, not aborted/error, tokens > 0).

@@ -590,3 +590,6 @@ fn describe_non_header(text: &str) -> String {
 fn memchr(b: u8, hay: &[u8]) -> Option<usize> {
     memchr::memchr(b, hay)
 }
+
+#[cfg(test)]
+mod tests;

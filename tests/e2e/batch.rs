@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::temp_dir;
-use crate::kit::*;
+use crate::common::*;
 
 /// A directory holding aged copies of every `sessions-fixtures/pi` session, plus `extra`.
 fn fixture_dir(tag: &str, extra: &[(&str, &str)]) -> (PathBuf, Vec<PathBuf>) {

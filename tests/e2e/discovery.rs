@@ -1,11 +1,11 @@
-//! Session discovery against a temporary agent directory (pi-format.md §1.1–1.2): `--session`
-//! exact id and prefix (local, then every project directory), `-c/--continue`, `--session-dir`,
-//! `PI_CODING_AGENT_SESSION_DIR`, `sessionDir` in pi's settings, pi's cwd filter for custom
-//! directories, `status` with no session, `--all`.
+//! Session discovery against a temporary agent directory (`docs/pi-format.md#finding-a-session`):
+//! `--session` exact id and prefix (local, then every project directory), `-c/--continue`,
+//! `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, `sessionDir` in pi's settings, pi's cwd filter
+//! for custom directories, `status` with no session, `--all`.
 
 use std::path::Path;
 
-use crate::kit::*;
+use crate::common::*;
 
 /// The path `status --json` read.
 fn resolved(a: &Agent, args: &[&str], env: &[(&str, &str)]) -> std::path::PathBuf {

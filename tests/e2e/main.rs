@@ -1,5 +1,10 @@
 //! The single integration-test binary: every test module is listed here.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 mod batch;
 mod common;
@@ -10,10 +15,13 @@ mod faults;
 mod hostile;
 mod interop;
 mod jev_cli;
-mod kit;
 mod needles;
 mod output;
 mod props;
+mod repo;
 mod resume;
+mod score_chat;
+mod score_jev;
+mod score_support;
 mod shake;
 mod shell;

@@ -1,6 +1,7 @@
-//! Output contracts: snapshots of every command's human output (`tests/snapshots/`,
-//! `UPDATE_SNAPSHOTS=1` regenerates), every command's `--json` parsed into mirror structs with
-//! `deny_unknown_fields` (a renamed, added or removed field fails), `--quiet`, `NO_COLOR` and
+//! Output contracts: insta snapshots of every command's human output (`tests/snapshots/*.snap`;
+//! `cargo insta review` or `INSTA_UPDATE=always` accepts changes), every command's `--json`
+//! parsed into mirror structs with `deny_unknown_fields` (a renamed, added or removed field
+//! fails), `--quiet`, `NO_COLOR` and
 //! `--color` (colour only on a terminal by default; the terminal cases run under `script`).
 
 // The mirrors' fields exist to be checked by serde; most are never read by the tests.
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::common::Run;
-use crate::kit::*;
+use crate::common::*;
 
 // ---------------------------------------------------------------- mirrors of the JSON documents
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::root;
-use crate::kit::*;
+use crate::common::*;
 
 const COMMANDS: [&str; 8] = [
     "status",

@@ -4,7 +4,7 @@
 // Helpers outside #[test] functions unwrap too: a failed setup is a failed test.
 #![allow(clippy::unwrap_used)]
 
-mod score_support;
+use crate::score_support;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
