@@ -60,18 +60,80 @@ pub fn oracle_available() -> bool {
         .exists()
 }
 
-/// Require the oracle unless PI_SHAKE_SKIP_INTEROP is set (CI installs it with npm ci).
-pub fn need_oracle() -> bool {
-    if oracle_available() {
-        return true;
+/// Whether the real-pi checks are opted out of: exactly `PI_SHAKE_SKIP_INTEROP=1`. Unset, empty
+/// or `0` runs them; any other value is a mistake and fails loudly.
+pub fn interop_skipped() -> bool {
+    match std::env::var("PI_SHAKE_SKIP_INTEROP").as_deref() {
+        Err(_) | Ok("") | Ok("0") => false,
+        Ok("1") => true,
+        Ok(v) => {
+            panic!("PI_SHAKE_SKIP_INTEROP={v:?}: use 1 to skip the real-pi checks, or unset it")
+        }
     }
-    if std::env::var_os("PI_SHAKE_SKIP_INTEROP").is_some() {
-        eprintln!("skipping: tests/interop/node_modules missing and PI_SHAKE_SKIP_INTEROP set");
+}
+
+/// Record one skipped real-pi check in the skip log (`PI_SHAKE_SKIP_LOG`, else
+/// `target/skipped-checks.log`), which `scripts/test.sh` counts and reports.
+pub fn record_skip(what: &str) {
+    use std::io::Write;
+    let log = std::env::var_os("PI_SHAKE_SKIP_LOG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/skipped-checks.log"));
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .unwrap_or_else(|e| panic!("cannot open the skip log {}: {e}", log.display()));
+    // One short line per write: appends from parallel tests do not interleave.
+    f.write_all(format!("{what}\n").as_bytes()).unwrap();
+    eprintln!("skipped (PI_SHAKE_SKIP_INTEROP=1): {what}");
+}
+
+/// The major version of `node` on PATH, or a loud failure saying how to get it.
+fn node_major() -> u32 {
+    static MAJOR: std::sync::OnceLock<Result<u32, String>> = std::sync::OnceLock::new();
+    let r = MAJOR.get_or_init(|| {
+        let out = Command::new("node")
+            .arg("--version")
+            .output()
+            .map_err(|e| {
+                format!("`node` cannot be run ({e}): install Node >= 20 and run scripts/test.sh")
+            })?;
+        let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        v.strip_prefix('v')
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse().ok())
+            .ok_or_else(|| format!("`node --version` printed {v:?}: install Node >= 20"))
+    });
+    match r {
+        Ok(m) => *m,
+        Err(e) => panic!("{e} (or set PI_SHAKE_SKIP_INTEROP=1 to skip the real-pi checks)"),
+    }
+}
+
+/// Require the oracle (real pi 1.6 under Node >= 20). `PI_SHAKE_SKIP_INTEROP=1` skips the check
+/// (recorded in the skip log); anything missing otherwise is a failure that says how to fix it.
+pub fn need_oracle() -> bool {
+    if interop_skipped() {
+        record_skip(&format!(
+            "real-pi oracle check ({})",
+            std::thread::current().name().unwrap_or("?")
+        ));
         return false;
     }
-    panic!(
-        "the pi oracle is not installed: run `npm ci` in tests/interop (or set PI_SHAKE_SKIP_INTEROP=1)"
+    let major = node_major();
+    assert!(
+        major >= 20,
+        "node on PATH is v{major}; the pi oracle needs Node >= 20 (or set PI_SHAKE_SKIP_INTEROP=1)"
     );
+    assert!(
+        oracle_available(),
+        "the pi oracle is not installed: run scripts/test.sh, or `(cd tests/interop && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+    true
 }
 
 /// Run pi's own loader on `paths` (batch mode) with extra flags; one JSON object per path.

@@ -144,10 +144,14 @@ pub fn path_of(v: &Value) -> PathBuf {
     PathBuf::from(v["path"].as_str().unwrap())
 }
 
-/// Compare `actual` with `tests/snapshots/NAME.txt`; `UPDATE_SNAPSHOTS=1` writes it instead.
+/// Compare `actual` with `tests/snapshots/NAME.txt` (a missing file fails); `UPDATE_SNAPSHOTS=1`
+/// (or `UPDATE_GOLDEN=1`) writes it instead.
 pub fn snapshot(name: &str, actual: &str) {
     let path = root().join("tests/snapshots").join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
+    if ["UPDATE_SNAPSHOTS", "UPDATE_GOLDEN"]
+        .iter()
+        .any(|k| std::env::var_os(k).is_some_and(|v| v == "1"))
+    {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;

