@@ -2,11 +2,14 @@
 //!
 //! A [`Batch`] collects new entries in memory, each parented on the previous one starting at
 //! pi's leaf (the last entry), with fresh 8-hex ids unique against every id in the file and
+//! every id the file refers to (an orphan's missing parent, an overlay's missing target), and
 //! ISO-8601 UTC timestamps with milliseconds, serialised like pi's `JSON.stringify` (compact,
 //! pi's key order). [`commit`] then:
 //!
-//! 1. refuses when the session has problems that make appending unsafe (torn or unterminated
-//!    last line, legacy version, cycle or dangling parent on the active path, duplicated leaf id);
+//! 1. refuses when the session has problems that make appending unsafe (torn last line, legacy
+//!    or newer version, a cycle on the active path, a duplicated leaf id, a leaf that is not an
+//!    object); a dangling parent (after a malformed line) is only a warning: what is appended
+//!    after the leaf is on pi's path, and every overlay targets an entry on it;
 //! 2. takes an advisory lock (concurrent pi-shake runs serialise on it);
 //! 3. refuses when pi may be running on the session (a very recent modification, or a pi process
 //!    working in the session's directory) unless forced;
@@ -68,7 +71,26 @@ impl Batch {
             },
             None => None,
         };
-        let taken = t.by_id.keys().map(|k| k.display().to_string()).collect();
+        // Ids in the file, and ids the file refers to without holding them (the parent of an
+        // entry after a malformed line, an overlay's or a compaction's missing target): a new
+        // entry taking one of those would adopt the orphan (a loop through our own entries) or
+        // an old overlay.
+        let mut taken: HashSet<String> = t.by_id.keys().map(|k| k.display().to_string()).collect();
+        for e in &s.entries {
+            let refs = [
+                e.parent.as_ref(),
+                match &e.body {
+                    crate::session::Body::ContextEdit { target, .. } => target.as_ref(),
+                    crate::session::Body::Compaction { first_kept, .. } => first_kept.as_ref(),
+                    _ => None,
+                },
+            ];
+            for k in refs.into_iter().flatten() {
+                if !t.by_id.contains_key(k) {
+                    taken.insert(k.display().to_string());
+                }
+            }
+        }
         Ok(Batch {
             parent,
             taken,

@@ -232,3 +232,74 @@ pub fn assert_pi_loads(files: &[PathBuf]) {
 pub fn oracle1(path: &Path, flags: &[&str]) -> Value {
     oracle(&[path.to_path_buf()], flags).remove(0)
 }
+
+/// A real-pi-written session damaged the way real sessions get damaged: a copy of
+/// `sessions-fixtures/pi/compaction-rpc.jsonl` (two compactions written by pi) whose tool-result
+/// line a third of the way to the latest compaction's kept range is cut in half (its newline
+/// kept, as after a crash pi later resumed from). pi skips the broken line, so the next entry's
+/// parent is unknown to pi and pi's branch starts there, far before the kept range. Returns the
+/// copy and the id of that orphan.
+pub fn orphaned_session() -> (PathBuf, String) {
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi/compaction-rpc.jsonl")).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let vals: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last_compaction = vals
+        .iter()
+        .rposition(|v| v["type"] == "compaction")
+        .unwrap();
+    let first_kept = &vals[last_compaction]["firstKeptEntryId"];
+    let kept_at = vals.iter().position(|v| &v["id"] == first_kept).unwrap();
+    let broken = (kept_at / 3..kept_at)
+        .find(|&i| {
+            vals[i]["message"]["role"] == "toolResult" && vals[i + 1]["parentId"] == vals[i]["id"]
+        })
+        .unwrap();
+    assert!(
+        kept_at - broken >= 20,
+        "the break must be far before the kept range"
+    );
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == broken {
+            let cut = (0..=l.len() / 2)
+                .rev()
+                .find(|&c| l.is_char_boundary(c))
+                .unwrap();
+            out.push_str(&l[..cut]);
+        } else {
+            out.push_str(l);
+        }
+        out.push('\n');
+    }
+    let f = temp_dir("orphaned").join("orphaned.jsonl");
+    std::fs::write(&f, out).unwrap();
+    age(&f);
+    let orphan = vals[broken + 1]["id"].as_str().unwrap().to_string();
+    (f, orphan)
+}
+
+/// Our `status --json` projection and context total equal real pi's on `path` (skipped only with
+/// `PI_SHAKE_SKIP_INTEROP=1`). Returns pi's view.
+pub fn assert_projection_matches_pi(path: &Path) -> Option<Value> {
+    let r = pi_shake(&["status", "--json", path.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "status: {}", r.stderr);
+    let ours = r.json();
+    if !need_oracle() {
+        return None;
+    }
+    let pi = oracle1(path, &[]);
+    assert_eq!(pi["ok"], Value::Bool(true), "pi cannot load it: {pi}");
+    assert_eq!(
+        ours["projection"], pi["projection"],
+        "projection differs from pi's"
+    );
+    assert_eq!(
+        ours["contextTokens"], pi["contextTokens"],
+        "context total differs from pi's"
+    );
+    Some(pi)
+}

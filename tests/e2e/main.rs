@@ -11,6 +11,7 @@ mod interop;
 mod jev_cli;
 mod kit;
 mod needles;
+mod orphans;
 mod output;
 mod props;
 mod resume;
