@@ -51,12 +51,18 @@ fn available() -> bool {
 
 /// Resume `session` with the real pi CLI against the mock; the first request pi sent.
 fn resume(session: &Path) -> Value {
+    resume_with(session, &[])
+}
+
+/// [`resume`] with extra `resume-check.mjs` flags (`--keep`: keep the copy pi wrote to).
+fn resume_with(session: &Path, flags: &[&str]) -> Value {
     let out = Command::new(node22())
         .arg(gen_dir().join("resume-check.mjs"))
         .arg("--session")
         .arg(session)
         .arg("--prompt")
         .arg(PROMPT)
+        .args(flags)
         .output()
         .expect("run resume-check.mjs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -321,6 +327,38 @@ fn compacted_session_resumes_with_our_summary() {
     let r = pi_shake(&["compact", "--json", f.to_str().unwrap()]);
     assert_eq!(r.code, 0, "compact failed: {}{}", r.stdout, r.stderr);
     check_compacted(&original, &f, original_request("long-session.jsonl"));
+}
+
+/// `pi -p "…" && pi-shake shake SESSION` in a script: pi has just written the session and
+/// exited, so pi-shake appends without `--force`, and real pi reads the result.
+#[test]
+fn pi_then_pi_shake_in_a_script_needs_no_force() {
+    if !available() {
+        return;
+    }
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/tools-large-output.jsonl"));
+    let v = resume_with(&f, &["--keep"]);
+    let session = PathBuf::from(v["sessionCopy"].as_str().unwrap());
+    let scratch = PathBuf::from(v["scratch"].as_str().unwrap());
+    assert!(v["appendedLines"].as_u64().unwrap() > 0, "pi wrote its turn");
+    let before = std::fs::read(&session).unwrap();
+    let age = std::fs::metadata(&session)
+        .unwrap()
+        .modified()
+        .unwrap()
+        .elapsed()
+        .unwrap_or_default();
+    let r = pi_shake(&["shake", "--json", session.to_str().unwrap()]);
+    assert!(
+        age.as_secs() < 5,
+        "pi wrote the session {age:?} before pi-shake ran"
+    );
+    assert_eq!(r.code, 0, "refused right after pi exited: {}", r.stderr);
+    assert!(r.json()["writtenEntries"].as_u64().unwrap() > 0);
+    let after = std::fs::read(&session).unwrap();
+    assert!(after.len() > before.len() && after.starts_with(&before));
+    assert_projection_matches_pi(&session);
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 /// The orphaned session (a malformed line far before the latest compaction's kept range): pi's
