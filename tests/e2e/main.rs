@@ -6,6 +6,7 @@ mod common;
 mod compact;
 mod discovery;
 mod faults;
+mod flags;
 mod hostile;
 mod interop;
 mod jev_cli;

@@ -340,7 +340,10 @@ fn pi_then_pi_shake_in_a_script_needs_no_force() {
     let v = resume_with(&f, &["--keep"]);
     let session = PathBuf::from(v["sessionCopy"].as_str().unwrap());
     let scratch = PathBuf::from(v["scratch"].as_str().unwrap());
-    assert!(v["appendedLines"].as_u64().unwrap() > 0, "pi wrote its turn");
+    assert!(
+        v["appendedLines"].as_u64().unwrap() > 0,
+        "pi wrote its turn"
+    );
     let before = std::fs::read(&session).unwrap();
     let age = std::fs::metadata(&session)
         .unwrap()
