@@ -21,6 +21,7 @@ pub mod hash;
 pub mod jscompat;
 pub mod load;
 pub mod output;
+pub mod pi_version;
 pub mod plan;
 pub mod projection;
 pub mod report;

@@ -195,7 +195,9 @@ pub fn pi_shake_env(args: &[&str], env: &[(&str, &str)]) -> Run {
         .env("PI_SHAKE_NOW", "2026-11-30T12:00:00.000Z")
         .env("NO_COLOR", "1")
         .env("PI_CODING_AGENT_DIR", root().join("target/test-agent-dir"))
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        // pi-shake spawns nothing; no PATH keeps the developer's own `pi` out of the output.
+        .env("PATH", "/nonexistent-pi-shake-test-path");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -128,7 +128,9 @@ pub fn run_bin(cwd: &Path, args: &[&str], env: &[(&str, String)]) -> Run {
         .env("PI_SHAKE_NOW", "2026-11-30T12:00:00.000Z")
         .env("NO_COLOR", "1")
         .env("PI_CODING_AGENT_DIR", root().join("target/test-agent-dir"))
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        // pi-shake spawns nothing; no PATH keeps the developer's own `pi` out of the output.
+        .env("PATH", "/nonexistent-pi-shake-test-path");
     for (k, v) in env {
         if v.is_empty() && *k == "NO_COLOR" {
             cmd.env_remove(k);

@@ -12,6 +12,7 @@ mod interop;
 mod jev_cli;
 mod kit;
 mod needles;
+mod old_pi;
 mod orphans;
 mod output;
 mod props;
