@@ -16,6 +16,7 @@ mod old_pi;
 mod orphans;
 mod output;
 mod props;
+mod readme;
 mod resume;
 mod shake;
 mod shell;
