@@ -33,7 +33,7 @@ fn oracle_available() -> bool {
         Err(_) | Ok("") | Ok("0") => {}
         Ok("1") => {
             record_skip(&format!(
-                "real-pi oracle check (compact::tests::{})",
+                "real-pi oracle check ({})",
                 std::thread::current().name().unwrap_or("?")
             ));
             return false;
