@@ -3,7 +3,8 @@
 //! the ideal (batches ÷ concurrency) × latency.
 //!
 //! Run with `cargo bench --bench jev_latency`. Optional arguments: pairs, latency in ms,
-//! concurrency (defaults 1000, 200, 4).
+//! concurrency (defaults 1000, 200, 4). Under `cargo test --all-targets` (no `--bench` argument)
+//! it runs as a quick smoke test: 100 pairs, 10 ms latency.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a command-line program
 
@@ -29,8 +30,9 @@ fn arg(n: usize, default: u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let pairs = usize::try_from(arg(0, 1_000))?;
-    let latency = Duration::from_millis(arg(1, 200));
+    let bench = std::env::args().any(|a| a == "--bench");
+    let pairs = usize::try_from(arg(0, if bench { 1_000 } else { 100 }))?;
+    let latency = Duration::from_millis(arg(1, if bench { 200 } else { 10 }));
     let concurrency = usize::try_from(arg(2, 4))?;
 
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -17,8 +17,8 @@
 #   serde_json floor           examples/parse_floor: serde_json::from_str::<Value> of every line
 # then runs each once under /usr/bin/time -v for the peak RSS, and prints a markdown table of
 # medians, ratios and peak RSS (also written to DIR/results-<size>.md and DIR/results.md).
-# `--force` is passed to shake/undo because pi-shake refuses to append to a file modified in the
-# last 5 s (the fresh copies are). The page cache is warm (one warm-up run per command).
+# `--force` is passed to shake/undo so that the live-pi check (a scan of /proc, or on systems
+# without /proc a refusal of files modified in the last 5 s) stays out of the timing. The page cache is warm (one warm-up run per command).
 # Absolute times depend on the machine and its load; ratios from the same run are what count.
 #
 # Needs: hyperfine (Debian/Ubuntu: `sudo apt-get install hyperfine`; else `cargo install

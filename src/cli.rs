@@ -177,13 +177,13 @@ pub struct CompactArgs {
     /// Print the plan and write nothing
     #[arg(long)]
     pub dry_run: bool,
-    /// Keep threshold for both scores (inclusive)
-    #[arg(long, default_value_t = 0.5)]
+    /// Keep threshold for both scores, 0–1 (inclusive)
+    #[arg(long, default_value_t = 0.5, value_parser = parse_unit, allow_negative_numbers = true)]
     pub threshold: f64,
     /// Write every pair's scores to FILE (JSONL), for --scores-in
     #[arg(long, value_name = "FILE")]
     pub scores_out: Option<PathBuf>,
-    /// Replay scores from FILE (with --scorer replay, or to fill pairs first)
+    /// Replay scores from FILE (needs --scorer replay; a usage error otherwise)
     #[arg(long, value_name = "FILE")]
     pub scores_in: Option<PathBuf>,
     /// Accept replayed scores whose fingerprints differ
@@ -201,8 +201,8 @@ pub struct CompactArgs {
     /// Per-request timeout in seconds
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
-    /// Full URL of the chat completions endpoint (with --scorer chat)
-    #[arg(long, value_name = "URL")]
+    /// Full URL of the chat completions endpoint (required by --scorer chat; no default host)
+    #[arg(long, value_name = "URL", required_if_eq("scorer", "chat"))]
     pub chat_url: Option<String>,
     /// Chat model name (with --scorer chat)
     #[arg(long)]
@@ -226,6 +226,40 @@ pub struct CompactArgs {
     /// What to focus on (pi's `/compact <instructions>`): weighed as the newest prompt
     #[arg(long, value_name = "TEXT")]
     pub instructions: Option<String>,
+}
+
+/// `--threshold`: a number within 0–1.
+fn parse_unit(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number (expected 0–1)"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is outside 0–1"))
+    }
+}
+
+impl Cli {
+    /// Rules clap cannot state: `--scores-in` is read only by `--scorer replay`, so giving it
+    /// to another scorer is a usage error rather than silently ignored.
+    pub fn validated(self) -> Result<Cli, clap::Error> {
+        use clap::CommandFactory;
+        if let Command::Compact(c) = &self.command
+            && c.scores_in.is_some()
+            && c.scorer != ScorerArg::Replay
+        {
+            let mut cmd = Cli::command();
+            cmd.build();
+            let sub = cmd.find_subcommand_mut("compact").map(|c| c.clone());
+            let msg = "--scores-in FILE is only read by --scorer replay; add --scorer replay (or drop --scores-in)";
+            return Err(match sub {
+                Some(mut c) => c.error(clap::error::ErrorKind::ArgumentConflict, msg),
+                None => cmd.error(clap::error::ErrorKind::ArgumentConflict, msg),
+            });
+        }
+        Ok(self)
+    }
 }
 
 #[derive(Debug, Args)]

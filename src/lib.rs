@@ -21,6 +21,7 @@ pub mod hash;
 pub mod jscompat;
 pub mod load;
 pub mod output;
+pub mod pi_version;
 pub mod plan;
 pub mod projection;
 pub mod report;
@@ -42,7 +43,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let cli = match cli::Cli::try_parse_from(args).and_then(cli::Cli::validated) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() {

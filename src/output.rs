@@ -77,6 +77,12 @@ impl Printer {
         let _ = writeln!(std::io::stderr().lock(), "{text}");
     }
 
+    /// A notice on stderr that `--quiet` does not hide (privacy: which host receives session
+    /// content).
+    pub fn notice(&self, text: &str) {
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
+    }
+
     /// An error on stderr (always).
     pub fn error(&self, text: &str) {
         let (a, b) = if self.color && std::io::stderr().is_terminal() {

@@ -2,7 +2,8 @@
 //!
 //! pi's rules: later duplicates win id lookups; the leaf is the last entry in file order; the
 //! path follows `parentId` until it is falsy or unknown (an unknown parent silently ends the
-//! path). pi loops forever on a parent cycle; here a cycle ends the walk and is reported.
+//! path: a warning, since pi still reads back whatever is appended after the leaf). pi loops
+//! forever on a parent cycle; here a cycle ends the walk and is reported.
 //! Pure: no I/O.
 
 use std::collections::HashMap;
@@ -107,16 +108,6 @@ impl Tree {
                     Some(&j) => Some(j),
                     None => {
                         t.dangling = Some((i, p.clone()));
-                        t.problems.push(Problem {
-                            severity: Severity::Unsafe,
-                            code: "dangling-parent",
-                            line: Some(e.line),
-                            message: format!(
-                                "entry {} names parent {} which is not in the file; pi's context starts here",
-                                e.id_str(),
-                                p.display()
-                            ),
-                        });
                         None
                     }
                 },
@@ -124,6 +115,10 @@ impl Tree {
         }
         rev.reverse();
         t.path = rev;
+        if let Some((i, p)) = &t.dangling {
+            let problem = t.dangling_problem(s, *i, p);
+            t.problems.push(problem);
+        }
         if matches!(leaf.body, Body::NonObject) {
             t.problems.push(Problem {
                 severity: Severity::Unsafe,
@@ -133,6 +128,41 @@ impl Tree {
             });
         }
         t
+    }
+
+    /// The warning for a path that starts at an entry whose parent is not in the file (usually the
+    /// line before it is malformed, so pi skipped it). Appending is as safe as anywhere: new
+    /// entries parent on the leaf, pi's path from the leaf runs through them up to this entry,
+    /// and every overlay targets an entry on that path, so pi sees and keeps what is written.
+    /// Whether pi's context is affected depends on the latest compaction on the path.
+    fn dangling_problem(&self, s: &Session, i: usize, parent: &Key) -> Problem {
+        let e = &s.entries[i];
+        let covered = self
+            .path
+            .iter()
+            .rev()
+            .find_map(|&j| match &s.entries[j].body {
+                Body::Compaction { first_kept, .. } => Some(first_kept.as_ref().is_some_and(|k| {
+                    s.entries[j].id.as_ref() == Some(k)
+                        || self.by_id.get(k).is_some_and(|&f| self.on_path[f])
+                })),
+                _ => None,
+            });
+        let effect = if covered == Some(true) {
+            "it lies before the latest compaction's kept range, so pi's context is not affected"
+        } else {
+            "pi's context starts here (earlier entries are not sent to the model)"
+        };
+        Problem {
+            severity: Severity::Warning,
+            code: "dangling-parent",
+            line: Some(e.line),
+            message: format!(
+                "entry {} names parent {} which is not in the file (a malformed or missing line); pi's branch starts at this entry and {effect}; pi-shake appends after the leaf, which pi reads back",
+                e.id_str(),
+                parent.display()
+            ),
+        }
     }
 
     /// Position of entry `idx` on the path.

@@ -2,14 +2,18 @@
 //!
 //! A [`Batch`] collects new entries in memory, each parented on the previous one starting at
 //! pi's leaf (the last entry), with fresh 8-hex ids unique against every id in the file and
+//! every id the file refers to (an orphan's missing parent, an overlay's missing target), and
 //! ISO-8601 UTC timestamps with milliseconds, serialised like pi's `JSON.stringify` (compact,
 //! pi's key order). [`commit`] then:
 //!
-//! 1. refuses when the session has problems that make appending unsafe (torn or unterminated
-//!    last line, legacy version, cycle or dangling parent on the active path, duplicated leaf id);
+//! 1. refuses when the session has problems that make appending unsafe (torn last line, legacy
+//!    or newer version, a cycle on the active path, a duplicated leaf id, a leaf that is not an
+//!    object); a dangling parent (after a malformed line) is only a warning: what is appended
+//!    after the leaf is on pi's path, and every overlay targets an entry on it;
 //! 2. takes an advisory lock (concurrent pi-shake runs serialise on it);
-//! 3. refuses when pi may be running on the session (a very recent modification, or a pi process
-//!    working in the session's directory) unless forced;
+//! 3. refuses when pi may be running on the session (a pi process working in the session's
+//!    directory or naming the session on its command line; where processes cannot be listed, a
+//!    modification less than 5 s old) unless forced;
 //! 4. re-checks the file immediately before writing: same size and the same hash of every byte
 //!    read, else it refuses ("changed since it was read");
 //! 5. writes every new line in one `write` on an `O_APPEND` descriptor, then fsyncs;
@@ -68,7 +72,26 @@ impl Batch {
             },
             None => None,
         };
-        let taken = t.by_id.keys().map(|k| k.display().to_string()).collect();
+        // Ids in the file, and ids the file refers to without holding them (the parent of an
+        // entry after a malformed line, an overlay's or a compaction's missing target): a new
+        // entry taking one of those would adopt the orphan (a loop through our own entries) or
+        // an old overlay.
+        let mut taken: HashSet<String> = t.by_id.keys().map(|k| k.display().to_string()).collect();
+        for e in &s.entries {
+            let refs = [
+                e.parent.as_ref(),
+                match &e.body {
+                    crate::session::Body::ContextEdit { target, .. } => target.as_ref(),
+                    crate::session::Body::Compaction { first_kept, .. } => first_kept.as_ref(),
+                    _ => None,
+                },
+            ];
+            for k in refs.into_iter().flatten() {
+                if !t.by_id.contains_key(k) {
+                    taken.insert(k.display().to_string());
+                }
+            }
+        }
         Ok(Batch {
             parent,
             taken,
@@ -457,11 +480,42 @@ fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
     Ok(())
 }
 
-/// Seconds within which a modification counts as "pi may be writing now".
+/// Seconds within which a modification counts as "pi may be writing now" — used only where
+/// processes cannot be listed (no `/proc`).
 pub const RECENT_SECS: u64 = 5;
 
-/// Refuse when pi may be running on this session.
+/// Refuse when pi may be running on this session: a pi process works in the session's
+/// directory or names the session on its command line. There is no time rule where processes
+/// can be listed: once pi has exited, `pi -p … && pi-shake shake -c` appends at once. Where they
+/// cannot (no `/proc`), a modification less than [`RECENT_SECS`] old is refused instead, unless
+/// the file ends in pi-shake's own entries.
 fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
+    match pi_processes() {
+        Some(procs) => {
+            if let Some(p) = procs.iter().find(|p| p.runs_on(s)) {
+                let why = match (&p.cwd, s.header.cwd.as_deref()) {
+                    (Some(c), Some(h)) if c == Path::new(h) => format!("is running in {h}"),
+                    _ => "names this session on its command line".to_string(),
+                };
+                return Err(Fault::new(
+                    FaultKind::Unsafe,
+                    format!(
+                        "{}: refusing to write: a pi process (pid {}) {why}; pi never re-reads the file, so entries appended now would end on a dead branch",
+                        s.path.display(),
+                        p.pid
+                    ),
+                )
+                .hint("quit pi first, or pass --force if that pi is working on another session")
+                .into());
+            }
+            Ok(())
+        }
+        None => recent_write_check(s, t, meta),
+    }
+}
+
+/// Where processes cannot be listed: refuse a modification less than [`RECENT_SECS`] old.
+fn recent_write_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
     // A recent write by pi-shake itself (its log entry, then the overlays it names, end the
     // file) is not pi at work.
     let is_log = |j: usize| {
@@ -503,7 +557,7 @@ fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> 
         return Err(Fault::new(
                     FaultKind::Unsafe,
                     format!(
-                        "{}: refusing to write: the session was modified {:.1}s ago; pi may be running on it",
+                        "{}: refusing to write: the session was modified {:.1}s ago and running processes cannot be listed here; pi may be running on it",
                         s.path.display(),
                         age.as_secs_f64()
                     ),
@@ -511,26 +565,53 @@ fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> 
                 .hint("close pi (or wait until it is idle and closed) and retry, or pass --force if you are sure")
                 .into());
     }
-    if let Some(cwd) = s.header.cwd.as_deref()
-        && let Some(pid) = pi_process_in(Path::new(cwd))
-    {
-        return Err(Fault::new(
-                FaultKind::Unsafe,
-                format!(
-                    "{}: refusing to write: a pi process (pid {pid}) is running in {cwd}; pi never re-reads the file, so entries appended now would end on a dead branch",
-                    s.path.display()
-                ),
-            )
-            .hint("quit pi first, or pass --force if that pi is working on another session")
-            .into());
-    }
     Ok(())
 }
 
-/// A running pi process whose working directory is `cwd` (Linux `/proc`; None elsewhere).
-pub fn pi_process_in(cwd: &Path) -> Option<u32> {
+/// A running pi process.
+#[derive(Debug)]
+struct PiProcess {
+    pid: u32,
+    cwd: Option<std::path::PathBuf>,
+    /// Command-line arguments after the program (and after the script, for `node pi`).
+    args: Vec<String>,
+}
+
+impl PiProcess {
+    /// Whether this pi may be working on `s`: it runs in the session's directory, an argument
+    /// names the session file (resolved against the process's directory), or an argument is a
+    /// prefix of the header id (`--session ID|PREFIX`).
+    fn runs_on(&self, s: &Session) -> bool {
+        if let (Some(c), Some(h)) = (&self.cwd, s.header.cwd.as_deref())
+            && c == Path::new(h)
+        {
+            return true;
+        }
+        let id = s.header.id.as_str();
+        let me = std::fs::canonicalize(&s.path).ok();
+        let name = s.path.file_name();
+        self.args.iter().any(|a| {
+            if a.len() >= 4 && !id.is_empty() && id.starts_with(a.as_str()) {
+                return true;
+            }
+            let p = Path::new(a);
+            if name.is_none() || p.file_name() != name {
+                return false;
+            }
+            let p = match &self.cwd {
+                Some(c) if p.is_relative() => c.join(p),
+                _ => p.to_path_buf(),
+            };
+            me.is_some() && std::fs::canonicalize(p).ok() == me
+        })
+    }
+}
+
+/// Every running pi process (Linux `/proc`); None when processes cannot be listed.
+fn pi_processes() -> Option<Vec<PiProcess>> {
     let me = std::process::id();
     let dir = std::fs::read_dir("/proc").ok()?;
+    let mut out = Vec::new();
     for ent in dir.flatten() {
         let Some(pid) = ent.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
             continue;
@@ -541,16 +622,34 @@ pub fn pi_process_in(cwd: &Path) -> Option<u32> {
         let Ok(cmd) = std::fs::read(ent.path().join("cmdline")) else {
             continue;
         };
-        if !looks_like_pi(&cmd) {
+        let Some(skip) = pi_args_start(&cmd) else {
             continue;
-        }
-        if let Ok(pcwd) = std::fs::read_link(ent.path().join("cwd"))
-            && pcwd == cwd
-        {
-            return Some(pid);
-        }
+        };
+        let args = cmd
+            .split(|&b| b == 0)
+            .filter(|a| !a.is_empty())
+            .skip(skip)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        out.push(PiProcess {
+            pid,
+            cwd: std::fs::read_link(ent.path().join("cwd")).ok(),
+            args,
+        });
     }
-    None
+    Some(out)
+}
+
+/// Whether `cmdline` (NUL-separated) runs pi; the index of its first argument if so.
+fn pi_args_start(cmdline: &[u8]) -> Option<usize> {
+    looks_like_pi(cmdline).then(|| {
+        let a0 = cmdline
+            .split(|&b| b == 0)
+            .find(|a| !a.is_empty())
+            .unwrap_or(b"");
+        let base = a0.rsplit(|&b| b == b'/').next().unwrap_or(a0);
+        if base == b"pi" { 1 } else { 2 }
+    })
 }
 
 fn looks_like_pi(cmdline: &[u8]) -> bool {

@@ -428,7 +428,7 @@ def _(name):
 
 
 @B("13-dangling-parent-mid-path.jsonl", "an entry in the middle of the active path names a parentId that is not in the file",
-   "warning", "refuse", "dangling parent on the active path: everything before it is silently cut from the context")
+   "warning", "allow", "pi's branch starts at the orphan and reads back what is appended after the leaf; every overlay targets an entry on that branch")
 def _(name):
     s, E = std(name)
     E["u2"]["parentId"] = "5e11a0c7"
@@ -527,7 +527,7 @@ def _(name):
 
 
 @B("22-bom-before-later-line.jsonl", "UTF-8 BOM at the start of a mid-path message line (two files concatenated): JSON.parse rejects it, so the line is skipped and the next entry's parent dangles",
-   "warning", "refuse", "the BOM line is invisible to pi, which leaves a dangling parent on the active path")
+   "warning", "allow", "the BOM line is invisible to pi, so the next entry is an orphan where pi's branch starts; appended entries are on that branch")
 def _(name):
     s, E = std(name)
     idx = s.lines.index(E["u2"])

@@ -192,7 +192,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             return Err(Fault::new(FaultKind::Usage, "no scorer").into());
         };
         if let Some(h) = &host {
-            printer.note(&format!(
+            printer.notice(&format!(
                 "compact: sending session content to {h} for scoring"
             ));
         }

@@ -16,6 +16,14 @@ use crate::output::Printer;
 
 /// Run the parsed command.
 pub fn dispatch(cli: Cli, printer: &Printer) -> Result<()> {
+    // An older pi on PATH ignores every fold: say so where folds are made or shown.
+    if matches!(
+        cli.command,
+        Command::Status(_) | Command::Shake(_) | Command::DryRun(_)
+    ) && let Some(w) = crate::pi_version::old_pi_warning()
+    {
+        printer.note(w);
+    }
     match cli.command {
         Command::Status(a) => status::run(&a, printer),
         Command::Shake(a) => shake::run(&a, printer, false),

@@ -431,6 +431,15 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
                 let mut v = serde_json::to_value(&r)?;
                 if let Some(o) = v.as_object_mut() {
                     o.insert("checkFailed".into(), json!(over || bad));
+                    if let (Some(w), Some(p)) = (
+                        crate::pi_version::old_pi_warning(),
+                        o.get_mut("problems").and_then(|p| p.as_array_mut()),
+                    ) {
+                        p.push(
+                            json!({"severity": "warning", "code": "old-pi", "line": null,
+                            "message": w.trim_start_matches("warning: ")}),
+                        );
+                    }
                 }
                 docs.push(v);
             }

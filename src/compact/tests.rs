@@ -1,5 +1,5 @@
-//! Tests of the whole pipeline: the cut point against pi's own `prepareCompaction` (node oracle,
-//! skipped when `tests/interop/node_modules` is missing), end-to-end compaction of fixture copies
+//! Tests of the whole pipeline: the cut point against pi's own `prepareCompaction` (node oracle;
+//! a missing oracle fails, only `PI_SHAKE_SKIP_INTEROP=1` skips), end-to-end compaction of fixture copies
 //! loaded back by pi, and golden renderings of every pin kind and action.
 
 use std::path::{Path, PathBuf};
@@ -26,18 +26,52 @@ fn fixtures() -> Vec<PathBuf> {
     v
 }
 
+/// Whether to run the real-pi checks. Only `PI_SHAKE_SKIP_INTEROP=1` skips them (recorded in the
+/// skip log `scripts/test.sh` reports); a missing `node` or oracle fails, saying how to fix it.
 fn oracle_available() -> bool {
-    let ok = root().join("tests/interop/node_modules").is_dir()
-        && Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!(
-            "note: skipping pi interop checks (run `npm ci` in tests/interop and install node)"
-        );
+    match std::env::var("PI_SHAKE_SKIP_INTEROP").as_deref() {
+        Err(_) | Ok("") | Ok("0") => {}
+        Ok("1") => {
+            record_skip(&format!(
+                "real-pi oracle check ({})",
+                std::thread::current().name().unwrap_or("?")
+            ));
+            return false;
+        }
+        Ok(v) => {
+            panic!("PI_SHAKE_SKIP_INTEROP={v:?}: use 1 to skip the real-pi checks, or unset it")
+        }
     }
-    ok
+    let node = Command::new("node").arg("--version").output();
+    assert!(
+        node.as_ref().is_ok_and(|o| o.status.success()),
+        "`node` cannot be run ({node:?}): install Node >= 20 and run scripts/test.sh (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+    assert!(
+        root()
+            .join("tests/interop/node_modules/@earendil-works/pi-coding-agent")
+            .is_dir(),
+        "the pi oracle is not installed: run scripts/test.sh, or `(cd tests/interop && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+    true
+}
+
+/// Append one line to the skip log (`PI_SHAKE_SKIP_LOG`, else `target/skipped-checks.log`).
+fn record_skip(what: &str) {
+    use std::io::Write;
+    let log = std::env::var_os("PI_SHAKE_SKIP_LOG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/skipped-checks.log"));
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .unwrap();
+    f.write_all(format!("{what}\n").as_bytes()).unwrap();
+    eprintln!("skipped (PI_SHAKE_SKIP_INTEROP=1): {what}");
 }
 
 /// `project.mjs --batch [--messages] --compaction=KEEP files…` → one JSON value per file.
@@ -514,15 +548,22 @@ fn golden_session() -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
+/// Compare with `tests/golden/compact/NAME`; a missing or different file fails. `UPDATE_GOLDEN=1`
+/// writes it instead.
 fn check_golden(name: &str, actual: &str) {
     let path = root().join("tests/golden/compact").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() || !path.exists() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         eprintln!("wrote golden {}", path.display());
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap();
+    let Ok(expected) = std::fs::read_to_string(&path) else {
+        panic!(
+            "missing golden {}: run with UPDATE_GOLDEN=1 to create it\n--- actual ---\n{actual}",
+            path.display()
+        );
+    };
     assert!(
         expected == actual,
         "golden {name} differs; rerun with UPDATE_GOLDEN=1 to accept:\n{actual}"

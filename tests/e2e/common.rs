@@ -63,18 +63,80 @@ pub fn oracle_available() -> bool {
         .exists()
 }
 
-/// Require the oracle unless PI_SHAKE_SKIP_INTEROP is set (CI installs it with npm ci).
-pub fn need_oracle() -> bool {
-    if oracle_available() {
-        return true;
+/// Whether the real-pi checks are opted out of: exactly `PI_SHAKE_SKIP_INTEROP=1`. Unset, empty
+/// or `0` runs them; any other value is a mistake and fails loudly.
+pub fn interop_skipped() -> bool {
+    match std::env::var("PI_SHAKE_SKIP_INTEROP").as_deref() {
+        Err(_) | Ok("") | Ok("0") => false,
+        Ok("1") => true,
+        Ok(v) => {
+            panic!("PI_SHAKE_SKIP_INTEROP={v:?}: use 1 to skip the real-pi checks, or unset it")
+        }
     }
-    if std::env::var_os("PI_SHAKE_SKIP_INTEROP").is_some() {
-        eprintln!("skipping: tests/interop/node_modules missing and PI_SHAKE_SKIP_INTEROP set");
+}
+
+/// Record one skipped real-pi check in the skip log (`PI_SHAKE_SKIP_LOG`, else
+/// `target/skipped-checks.log`), which `scripts/test.sh` counts and reports.
+pub fn record_skip(what: &str) {
+    use std::io::Write;
+    let log = std::env::var_os("PI_SHAKE_SKIP_LOG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/skipped-checks.log"));
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .unwrap_or_else(|e| panic!("cannot open the skip log {}: {e}", log.display()));
+    // One short line per write: appends from parallel tests do not interleave.
+    f.write_all(format!("{what}\n").as_bytes()).unwrap();
+    eprintln!("skipped (PI_SHAKE_SKIP_INTEROP=1): {what}");
+}
+
+/// The major version of `node` on PATH, or a loud failure saying how to get it.
+fn node_major() -> u32 {
+    static MAJOR: std::sync::OnceLock<Result<u32, String>> = std::sync::OnceLock::new();
+    let r = MAJOR.get_or_init(|| {
+        let out = Command::new("node")
+            .arg("--version")
+            .output()
+            .map_err(|e| {
+                format!("`node` cannot be run ({e}): install Node >= 20 and run scripts/test.sh")
+            })?;
+        let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        v.strip_prefix('v')
+            .and_then(|v| v.split('.').next())
+            .and_then(|m| m.parse().ok())
+            .ok_or_else(|| format!("`node --version` printed {v:?}: install Node >= 20"))
+    });
+    match r {
+        Ok(m) => *m,
+        Err(e) => panic!("{e} (or set PI_SHAKE_SKIP_INTEROP=1 to skip the real-pi checks)"),
+    }
+}
+
+/// Require the oracle (real pi 1.6 under Node >= 20). `PI_SHAKE_SKIP_INTEROP=1` skips the check
+/// (recorded in the skip log); anything missing otherwise is a failure that says how to fix it.
+pub fn need_oracle() -> bool {
+    if interop_skipped() {
+        record_skip(&format!(
+            "real-pi oracle check ({})",
+            std::thread::current().name().unwrap_or("?")
+        ));
         return false;
     }
-    panic!(
-        "the pi oracle is not installed: run `npm ci` in tests/interop (or set PI_SHAKE_SKIP_INTEROP=1)"
+    let major = node_major();
+    assert!(
+        major >= 20,
+        "node on PATH is v{major}; the pi oracle needs Node >= 20 (or set PI_SHAKE_SKIP_INTEROP=1)"
     );
+    assert!(
+        oracle_available(),
+        "the pi oracle is not installed: run scripts/test.sh, or `(cd tests/interop && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+    true
 }
 
 /// Run pi's own loader on `paths` (batch mode) with extra flags; one JSON object per path.
@@ -136,7 +198,9 @@ pub fn pi_shake_env(args: &[&str], env: &[(&str, &str)]) -> Run {
         .env("PI_SHAKE_NOW", "2026-11-30T12:00:00.000Z")
         .env("NO_COLOR", "1")
         .env("PI_CODING_AGENT_DIR", root().join("target/test-agent-dir"))
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        // pi-shake spawns nothing; no PATH keeps the developer's own `pi` out of the output.
+        .env("PATH", "/nonexistent-pi-shake-test-path");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -293,7 +357,9 @@ pub fn run_bin(cwd: &Path, args: &[&str], env: &[(&str, String)]) -> Run {
         .env("PI_SHAKE_NOW", "2026-11-30T12:00:00.000Z")
         .env("NO_COLOR", "1")
         .env("PI_CODING_AGENT_DIR", root().join("target/test-agent-dir"))
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        // pi-shake spawns nothing; no PATH keeps the developer's own `pi` out of the output.
+        .env("PATH", "/nonexistent-pi-shake-test-path");
     for (k, v) in env {
         if v.is_empty() && *k == "NO_COLOR" {
             cmd.env_remove(k);
@@ -336,4 +402,75 @@ pub fn transcript(args: &[&str], r: &Run) -> String {
     }
     s.push_str(&format!("--- exit {}\n", r.code));
     s
+}
+
+/// A real-pi-written session damaged the way real sessions get damaged: a copy of
+/// `sessions-fixtures/pi/compaction-rpc.jsonl` (two compactions written by pi) whose tool-result
+/// line a third of the way to the latest compaction's kept range is cut in half (its newline
+/// kept, as after a crash pi later resumed from). pi skips the broken line, so the next entry's
+/// parent is unknown to pi and pi's branch starts there, far before the kept range. Returns the
+/// copy and the id of that orphan.
+pub fn orphaned_session() -> (PathBuf, String) {
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi/compaction-rpc.jsonl")).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let vals: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last_compaction = vals
+        .iter()
+        .rposition(|v| v["type"] == "compaction")
+        .unwrap();
+    let first_kept = &vals[last_compaction]["firstKeptEntryId"];
+    let kept_at = vals.iter().position(|v| &v["id"] == first_kept).unwrap();
+    let broken = (kept_at / 3..kept_at)
+        .find(|&i| {
+            vals[i]["message"]["role"] == "toolResult" && vals[i + 1]["parentId"] == vals[i]["id"]
+        })
+        .unwrap();
+    assert!(
+        kept_at - broken >= 20,
+        "the break must be far before the kept range"
+    );
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == broken {
+            let cut = (0..=l.len() / 2)
+                .rev()
+                .find(|&c| l.is_char_boundary(c))
+                .unwrap();
+            out.push_str(&l[..cut]);
+        } else {
+            out.push_str(l);
+        }
+        out.push('\n');
+    }
+    let f = temp_dir("orphaned").join("orphaned.jsonl");
+    std::fs::write(&f, out).unwrap();
+    age(&f);
+    let orphan = vals[broken + 1]["id"].as_str().unwrap().to_string();
+    (f, orphan)
+}
+
+/// Our `status --json` projection and context total equal real pi's on `path` (skipped only with
+/// `PI_SHAKE_SKIP_INTEROP=1`). Returns pi's view.
+pub fn assert_projection_matches_pi(path: &Path) -> Option<Value> {
+    let r = pi_shake(&["status", "--json", path.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "status: {}", r.stderr);
+    let ours = r.json();
+    if !need_oracle() {
+        return None;
+    }
+    let pi = oracle1(path, &[]);
+    assert_eq!(pi["ok"], Value::Bool(true), "pi cannot load it: {pi}");
+    assert_eq!(
+        ours["projection"], pi["projection"],
+        "projection differs from pi's"
+    );
+    assert_eq!(
+        ours["contextTokens"], pi["contextTokens"],
+        "context total differs from pi's"
+    );
+    Some(pi)
 }

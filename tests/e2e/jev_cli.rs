@@ -15,7 +15,7 @@ use crate::common::*;
 /// Recorded requests: (header lines, JSON body).
 type Seen = Arc<Mutex<Vec<(Vec<String>, Value)>>>;
 
-fn mock() -> (String, Seen) {
+pub fn mock() -> (String, Seen) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1/systemone", l.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));

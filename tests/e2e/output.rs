@@ -750,13 +750,13 @@ fn colour_follows_color_flag_and_no_color_when_piped() {
     );
 }
 
-/// Run under a pseudo-terminal with `script(1)` (util-linux); None when it is not installed.
+/// Run under a pseudo-terminal with `script(1)` (util-linux; a loud failure when missing).
 fn on_terminal(w: &Work, args: &str, no_color: Option<&str>) -> Option<String> {
     let script = Path::new("/usr/bin/script");
-    if !script.exists() {
-        eprintln!("skipping: script(1) not installed");
-        return None;
-    }
+    assert!(
+        script.exists(),
+        "/usr/bin/script (util-linux) is needed to test colour on a terminal: install util-linux (Debian/Ubuntu: bsdutils)"
+    );
     let bin = env!("CARGO_BIN_EXE_pi-shake");
     let mut cmd = std::process::Command::new(script);
     cmd.args(["-qec", &format!("{bin} {args}"), "/dev/null"])
