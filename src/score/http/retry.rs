@@ -2,7 +2,7 @@
 //! HTTP-date), else 0.5 s × 2^attempt capped at 8 s with ±25% jitter (none when
 //! `PI_SHAKE_TEST_NO_JITTER` is set); waits over 60 s give up.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
 
@@ -85,48 +85,18 @@ pub fn server_wait(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7); the weekday is
-/// optional and not checked.
+/// Parses an HTTP-date (RFC 9110 §5.6.7) with the `httpdate` crate: the IMF-fixdate
+/// `Sun, 06 Nov 1994 08:49:37 GMT` and the two obsolete forms recipients must also accept
+/// (RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`).
 pub fn parse_http_date(s: &str) -> Option<SystemTime> {
-    let parts: Vec<&str> = s.split_whitespace().collect();
-    let parts = match parts.as_slice() {
-        [wd, rest @ ..] if wd.ends_with(',') => rest.to_vec(),
-        all => all.to_vec(),
-    };
-    let [day, mon, year, time, zone] = parts.as_slice() else {
-        return None;
-    };
-    if !zone.eq_ignore_ascii_case("GMT") && !zone.eq_ignore_ascii_case("UTC") {
-        return None;
-    }
-    const MONTHS: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
-    let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(mon))? as i64 + 1;
-    let day: i64 = day.parse().ok()?;
-    let year: i64 = year.parse().ok()?;
-    let mut hms = time.split(':').map(|x| x.parse::<i64>().ok());
-    let (h, m, sec) = (hms.next()??, hms.next()??, hms.next()??);
-    if hms.next().is_some() || !(1..=31).contains(&day) || h > 23 || m > 59 || sec > 60 {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + h * 3600 + m * 60 + sec;
-    let secs = u64::try_from(secs).ok()?;
-    UNIX_EPOCH.checked_add(Duration::from_secs(secs))
+    httpdate::parse_http_date(s.trim()).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
+    use std::time::UNIX_EPOCH;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -170,8 +140,12 @@ mod tests {
             server_wait(&h, at + Duration::from_secs(5)),
             Some(Duration::ZERO)
         );
+        // The obsolete forms RFC 9110 says recipients must accept.
+        assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), Some(at));
+        assert_eq!(parse_http_date("Sun Nov  6 08:49:37 1994"), Some(at));
         assert!(parse_http_date("Sun, 06 Nov 1994 25:49:37 GMT").is_none());
         assert!(parse_http_date("06 Foo 1994 08:49:37 GMT").is_none());
+        assert!(parse_http_date("Sun, 31 Feb 1994 08:49:37 GMT").is_none());
     }
 
     #[test]
