@@ -1,11 +1,15 @@
 //! The batch engine: a tokio current-thread runtime built per `score` call, up to N requests in
 //! flight, per-batch retry loop, split on 413 / size-related 422 (depth ≤ 3), one retry on an
 //! invalid answer, a whole-run time budget, results merged by pair id whatever the completion
-//! order, and failures carrying the partial scores.
+//! order, and failures carrying the partial scores. A lone pair the server finds too large is
+//! re-rendered with smaller windows ([`Wire::shrink`]) and, at the smallest, left to the caller
+//! to score offline instead of failing the run. Every request is counted, with the token usage
+//! its answer reports.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::Poll;
 use std::time::{Duration, Instant, SystemTime};
@@ -18,7 +22,11 @@ use super::errors::{
     Class, classify, cut, local_error, parse_error_body, request_id, scrub, status_kind,
 };
 use super::retry::{RetryPolicy, jitter_unit, server_wait};
-use crate::score::{PairScore, Progress, ScoreRequest, ScorerError};
+use crate::score::batch::Sending;
+use crate::score::notes::{PER_REQUEST_MAX, id_list, settle};
+use crate::score::{
+    OfflinePair, PairScore, Progress, RequestUsage, ScoreNotes, ScoreRequest, ScorerError, Usage,
+};
 
 /// `User-Agent` of every request.
 pub const USER_AGENT: &str = concat!("pi-shake/", env!("CARGO_PKG_VERSION"));
@@ -53,6 +61,32 @@ pub(crate) trait Wire {
     /// On an invalid answer: `false` sends the same batch once more (Jev), `true` halves it and
     /// sends each half once (chat).
     fn halve_on_invalid(&self) -> bool;
+    /// The pair id of probe `i` (for usage lines and messages).
+    fn pair_id(&self, i: usize) -> String;
+    /// pi-shake's estimate of the input tokens of a request for `batch`.
+    fn estimated_tokens(&self, _batch: &[usize]) -> u64 {
+        0
+    }
+    /// (input, output) tokens a 2xx body reports, if it does.
+    fn usage(&self, _body: &[u8]) -> Option<(u64, u64)> {
+        None
+    }
+    /// Re-renders probe `i` with smaller windows after the server said a request holding it
+    /// alone is too large (`why`: e.g. `HTTP 413`); `false` when it is already at the smallest.
+    fn shrink(&self, _i: usize, _why: &str) -> bool {
+        false
+    }
+}
+
+/// What a run produced.
+pub(crate) struct Run {
+    /// Scores in probe order, or the first failure carrying every score obtained.
+    pub result: Result<Vec<PairScore>, ScorerError>,
+    /// Probes the server found too large even alone at the smallest windows, with why; they
+    /// have no score in `result`.
+    pub oversized: Vec<(usize, String)>,
+    /// Requests sent and the usage their answers reported.
+    pub usage: Usage,
 }
 
 /// Everything the engine needs besides the wire format.
@@ -81,25 +115,76 @@ struct Engine<'a, W: Wire> {
     stopped: AtomicBool,
     seq: AtomicUsize,
     sem: tokio::sync::Semaphore,
+    /// (first probe of the batch, request number, line) for every request sent.
+    sent: Mutex<Vec<(usize, usize, RequestUsage)>>,
+    oversized: Mutex<Vec<(usize, String)>>,
 }
 
 type BoxFut<'s, T> = Pin<Box<dyn Future<Output = T> + 's>>;
 
 /// Scores `batches` (lists of probe indices into `req.probes`) through `wire`: the shared run
 /// loop of every HTTP scorer. Returns scores in probe order, or the first failure (in completion
-/// order) carrying every score obtained.
+/// order) carrying every score obtained; with the oversized pairs and the usage either way.
 pub(crate) fn run_batches<W: Wire>(
     cfg: &EngineConfig<'_>,
     wire: &W,
     req: &ScoreRequest,
     batches: &[Vec<usize>],
     progress: &dyn Progress,
-) -> Result<Vec<PairScore>, ScorerError> {
+) -> Run {
     let pairs: usize = batches.iter().map(Vec::len).sum();
     progress.start(batches.len(), pairs);
-    let result = run_inner(cfg, wire, req, batches, progress);
+    let mut run = Run {
+        result: Ok(Vec::new()),
+        oversized: Vec::new(),
+        usage: Usage::default(),
+    };
+    run.result = run_inner(cfg, wire, req, batches, progress, &mut run);
     progress.finish();
-    result
+    run
+}
+
+/// The last step of a wire scorer's run over a [`crate::score::batch::fit`]ted request: the
+/// notes (usage, shrunk windows with a warning), and the offline fallback for the pairs that
+/// fit at no rung (`unfit`) or that the server found too large alone at the smallest
+/// ([`crate::score::notes::settle`]). Scores come in `req`'s probe order.
+pub(crate) fn finish_run(
+    req: &ScoreRequest,
+    unfit: Vec<OfflinePair>,
+    sending: &Sending<'_>,
+    run: Run,
+) -> (Result<Vec<PairScore>, ScorerError>, ScoreNotes) {
+    let mut notes = ScoreNotes {
+        usage: Some(run.usage),
+        shrunk: sending.take_shrunk(),
+        ..ScoreNotes::default()
+    };
+    if !notes.shrunk.is_empty() {
+        let ids: Vec<String> = notes
+            .shrunk
+            .iter()
+            .map(|s| format!("{} ({})", s.pair, s.windows))
+            .collect();
+        notes.warnings.push(format!(
+            "{} pair(s) asked with smaller output windows to fit one request: {}",
+            ids.len(),
+            id_list(&ids, 10)
+        ));
+    }
+    let mut offline = unfit;
+    offline.extend(run.oversized.into_iter().map(|(i, reason)| {
+        OfflinePair {
+            pair: sending
+                .req
+                .probes
+                .get(i)
+                .map(|p| p.pair.pair_id.clone())
+                .unwrap_or_default(),
+            reason,
+        }
+    }));
+    let result = settle(req, run.result, offline, &mut notes);
+    (result, notes)
 }
 
 fn run_inner<W: Wire>(
@@ -108,6 +193,7 @@ fn run_inner<W: Wire>(
     req: &ScoreRequest,
     batches: &[Vec<usize>],
     progress: &dyn Progress,
+    run: &mut Run,
 ) -> Result<Vec<PairScore>, ScorerError> {
     if batches.is_empty() {
         return Ok(Vec::new());
@@ -138,8 +224,16 @@ fn run_inner<W: Wire>(
         stopped: AtomicBool::new(false),
         seq: AtomicUsize::new(0),
         sem: tokio::sync::Semaphore::new(cfg.concurrency.max(1)),
+        sent: Mutex::new(Vec::new()),
+        oversized: Mutex::new(Vec::new()),
     };
     let outcomes = rt.block_on(join_all(batches.iter().map(|b| engine.top(b)).collect()));
+    run.usage = engine.usage();
+    run.oversized = engine
+        .oversized
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    run.oversized.sort_unstable();
 
     let mut by_id: HashMap<String, PairScore> = HashMap::new();
     let mut failures: Vec<(usize, ScorerError)> = Vec::new();
@@ -195,6 +289,47 @@ async fn join_all<F: Future>(futs: Vec<F>) -> Vec<F::Output> {
 }
 
 impl<W: Wire> Engine<'_, W> {
+    /// Records one request of `batch` (sent at attempt `seq` of the run).
+    fn record(&self, batch: &[usize], status: Option<u16>, usage: Option<(u64, u64)>) {
+        let line = RequestUsage {
+            first_pair: batch
+                .first()
+                .map(|&i| self.wire.pair_id(i))
+                .unwrap_or_default(),
+            pairs: batch.len(),
+            status,
+            input_tokens: usage.map(|u| u.0),
+            output_tokens: usage.map(|u| u.1),
+            estimated_tokens: self.wire.estimated_tokens(batch),
+        };
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        let n = sent.len();
+        sent.push((batch.first().copied().unwrap_or(usize::MAX), n, line));
+    }
+
+    /// The run's usage: totals, and per request (in batch order) when there were few.
+    fn usage(&self) -> Usage {
+        let mut sent = std::mem::take(&mut *self.sent.lock().unwrap_or_else(|e| e.into_inner()));
+        sent.sort_by_key(|(first, n, _)| (*first, *n));
+        let mut u = Usage::default();
+        for (_, _, l) in &sent {
+            u.requests += 1;
+            if l.status.is_some_and(|s| (200..300).contains(&s)) {
+                u.answered += 1;
+                u.estimated_input_tokens += l.estimated_tokens;
+            }
+            if let (Some(i), Some(o)) = (l.input_tokens, l.output_tokens) {
+                u.reported += 1;
+                u.input_tokens += i;
+                u.output_tokens += o;
+            }
+        }
+        if sent.len() <= PER_REQUEST_MAX {
+            u.per_request = sent.into_iter().map(|(_, _, l)| l).collect();
+        }
+        u
+    }
+
     /// One packed batch: waits for a slot, then sends (splitting / retrying as needed).
     async fn top(&self, batch: &[usize]) -> Outcome {
         let Ok(_permit) = self.sem.acquire().await else {
@@ -233,6 +368,25 @@ impl<W: Wire> Engine<'_, W> {
         Box::pin(async move {
             match self.send(batch).await {
                 Ok(scores) => Ok(scores),
+                Err(f) if f.class == FailClass::TooLarge && batch.len() == 1 => {
+                    let why = match f.err.status {
+                        Some(s) => format!("HTTP {s}"),
+                        None => f.err.kind.clone(),
+                    };
+                    if self.wire.shrink(batch[0], &why) {
+                        self.split_send(batch, depth, invalid_retry).await
+                    } else {
+                        let reason = format!(
+                            "the server found a request with this pair alone too large ({why}) \
+                             even at the smallest windows"
+                        );
+                        self.oversized
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((batch[0], reason));
+                        Ok(Vec::new())
+                    }
+                }
                 Err(f)
                     if f.class == FailClass::TooLarge
                         && depth < MAX_SPLIT_DEPTH
@@ -309,12 +463,21 @@ impl<W: Wire> Engine<'_, W> {
                 rb = rb.bearer_auth(k);
             }
             let (mut err, wait) = match rb.body(body.clone()).send().await {
-                Err(e) => (transport_error(&e, key), None),
+                Err(e) => {
+                    self.record(batch, None, None);
+                    (transport_error(&e, key), None)
+                }
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let headers = resp.headers().clone();
                     let rid = request_id(&headers);
-                    match resp.bytes().await {
+                    let bytes = resp.bytes().await;
+                    let usage = match &bytes {
+                        Ok(b) if (200..300).contains(&status) => self.wire.usage(b),
+                        _ => None,
+                    };
+                    self.record(batch, Some(status), usage);
+                    match bytes {
                         Err(e) => {
                             let mut err = transport_error(&e, key);
                             err.status = Some(status);

@@ -19,7 +19,7 @@ mod errors;
 mod retry;
 
 pub use endpoint::*;
-pub(crate) use engine::{EngineConfig, Wire, run_batches};
+pub(crate) use engine::{EngineConfig, Wire, finish_run, run_batches};
 pub use engine::{MAX_SPLIT_DEPTH, USER_AGENT};
 pub use errors::*;
 pub use retry::*;
