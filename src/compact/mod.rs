@@ -406,7 +406,13 @@ pub fn prepare(
     let system_tokens = crate::projection::replay_system_tokens(s, p);
 
     // Steps 2–3: pairs and pins.
-    let pairs = region::pair_up(&msgs);
+    let mut pairs = region::pair_up(&msgs);
+    // Question ids from the call's line in the file (append-only, so stable across runs).
+    region::stable_ids(&mut pairs, |mi| {
+        msgs.get(mi)
+            .and_then(|m| p.entries.get(m.pos))
+            .map_or(0, |pe| s.entries[pe.idx].line)
+    });
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
     let user_messages = msgs
