@@ -260,6 +260,8 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             "receivingHost".into(),
             host.map(Value::from).unwrap_or(Value::Null),
         );
+        // usage, shrunkPairs, offlinePairs: what the scorer noted (also in `details`).
+        plan.notes.extend_json(o);
     }
     printer.json_doc(&doc);
     Ok(())
