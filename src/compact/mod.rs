@@ -538,6 +538,16 @@ pub fn count_batches(req: &ScoreRequest, request_budget: u64) -> usize {
     crate::score::batch::request_count(req, &limits)
 }
 
+/// What a Jev run with the default limits and `request_budget` would note before sending `req`
+/// (pairs to shrink or score offline).
+pub fn plan_notes(req: &ScoreRequest, request_budget: u64) -> ScoreNotes {
+    let limits = crate::score::batch::Limits {
+        request_max: request_budget,
+        ..Default::default()
+    };
+    crate::score::batch::plan_notes(req, &limits)
+}
+
 /// Steps 5–6: scores → actions, render, sizes.
 pub fn finish(
     prep: Prepared,

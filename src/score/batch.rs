@@ -349,6 +349,27 @@ impl<'a> Sending<'a> {
     }
 }
 
+/// What a wire scorer with `limits` would note before sending `req`: the pairs it would shrink
+/// and those it would score offline (for `--dry-run`).
+pub fn plan_notes(req: &ScoreRequest, limits: &Limits) -> super::ScoreNotes {
+    let fitted = fit(req, limits);
+    let mut notes = super::ScoreNotes {
+        shrunk: fitted.shrunk,
+        offline: fitted.unfit,
+        ..super::ScoreNotes::default()
+    };
+    notes.warn_shrunk("would be asked");
+    if !notes.offline.is_empty() {
+        let ids: Vec<&str> = notes.offline.iter().map(|o| o.pair.as_str()).collect();
+        notes.warnings.push(format!(
+            "{} pair(s) would be scored offline: too large for one request even at the smallest windows: {}",
+            ids.len(),
+            super::notes::id_list(&ids, 10)
+        ));
+    }
+    notes
+}
+
 /// How many requests a wire scorer with `limits` sends for `req` when no request fails:
 /// [`fit`], then [`pack`].
 pub fn request_count(req: &ScoreRequest, limits: &Limits) -> usize {
@@ -608,5 +629,54 @@ pub(crate) mod tests {
     fn halves() {
         assert_eq!(split_half(&[1, 2, 3]), (&[1][..], &[2, 3][..]));
         assert_eq!(split_half(&[1, 2]), (&[1][..], &[2][..]));
+    }
+
+    #[test]
+    fn fit_shrinks_oversized_pairs_and_leaves_out_unfit_ones() {
+        let mut req = request(20_000, &[200, 200, 200]);
+        // t1: a long output rendered whole (the design's windows are far over (b) here).
+        req.probes[1].pair.output = "0x1f2e; ".repeat(15_000);
+        req.probes[1].useful_instructions = req.probes[1].pair.output.clone();
+        req.probes[1].est_tokens = 2 * estimate_request_tokens(&req.probes[1].pair.output);
+        let limits = Limits::default();
+        assert!(!fits_alone(&req, &limits, 1));
+        let f = fit(&req, &limits);
+        assert_eq!(f.req.probes.len(), 3);
+        assert!(f.unfit.is_empty());
+        assert_eq!(f.shrunk.len(), 1);
+        assert_eq!(f.shrunk[0].pair, "t1");
+        assert!(f.rungs[1] > 0 && f.rungs[0] == 0 && f.rungs[2] == 0);
+        assert!((0..3).all(|i| fits_alone(&f.req, &limits, i)));
+        assert_eq!(f.req.probes[0], req.probes[0], "fitting pairs untouched");
+        // Nothing to change: borrowed, no copy.
+        let small = request(100, &[200]);
+        assert!(matches!(fit(&small, &limits).req, Cow::Borrowed(_)));
+        // Limits under which even the smallest rendering is over (b): left out.
+        let tight = Limits {
+            question_max: 20_700,
+            margin: 1.0,
+            ..Limits::default()
+        };
+        let f = fit(&req, &tight);
+        let ids: Vec<&str> = f
+            .req
+            .probes
+            .iter()
+            .map(|p| p.pair.pair_id.as_str())
+            .collect();
+        assert_eq!(ids, ["t0", "t2"]);
+        assert_eq!(f.unfit[0].pair, "t1");
+        assert_eq!(request_count(&req, &tight), pack(&f.req, &tight).len());
+        // The dry-run preview says the same.
+        let n = plan_notes(&req, &limits);
+        assert_eq!(n.shrunk.len(), 1);
+        assert!(n.warnings[0].contains("would be asked with smaller output windows"));
+        let n = plan_notes(&req, &tight);
+        assert_eq!(n.offline[0].pair, "t1");
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("would be scored offline"))
+        );
     }
 }

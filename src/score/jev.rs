@@ -175,6 +175,10 @@ impl Scorer for SystemOne {
         batch::request_count(req, &self.opts.limits)
     }
 
+    fn plan_notes(&self, req: &ScoreRequest) -> ScoreNotes {
+        batch::plan_notes(req, &self.opts.limits)
+    }
+
     fn notes(&self) -> ScoreNotes {
         self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }

@@ -156,4 +156,9 @@ pub trait Scorer {
     fn notes(&self) -> ScoreNotes {
         ScoreNotes::default()
     }
+    /// What scoring `req` would note before anything is sent (pairs to shrink or score
+    /// offline), for `--dry-run`. Local scorers note nothing.
+    fn plan_notes(&self, _req: &ScoreRequest) -> ScoreNotes {
+        ScoreNotes::default()
+    }
 }

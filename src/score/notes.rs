@@ -112,6 +112,25 @@ impl ScoreNotes {
     }
 }
 
+impl ScoreNotes {
+    /// The warning for `shrunk` (`verb`: `asked`, or `would be asked` for a plan).
+    pub fn warn_shrunk(&mut self, verb: &str) {
+        if self.shrunk.is_empty() {
+            return;
+        }
+        let ids: Vec<String> = self
+            .shrunk
+            .iter()
+            .map(|s| format!("{} ({})", s.pair, s.windows))
+            .collect();
+        self.warnings.push(format!(
+            "{} pair(s) {verb} with smaller output windows to fit one request: {}",
+            ids.len(),
+            id_list(&ids, 10)
+        ));
+    }
+}
+
 /// `ids` as a short list: the first `max`, then `… and N more`.
 pub fn id_list<S: AsRef<str>>(ids: &[S], max: usize) -> String {
     let mut s: Vec<&str> = ids.iter().take(max).map(AsRef::as_ref).collect();

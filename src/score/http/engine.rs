@@ -23,7 +23,7 @@ use super::errors::{
 };
 use super::retry::{RetryPolicy, jitter_unit, server_wait};
 use crate::score::batch::Sending;
-use crate::score::notes::{PER_REQUEST_MAX, id_list, settle};
+use crate::score::notes::{PER_REQUEST_MAX, settle};
 use crate::score::{
     OfflinePair, PairScore, Progress, RequestUsage, ScoreNotes, ScoreRequest, ScorerError, Usage,
 };
@@ -159,18 +159,7 @@ pub(crate) fn finish_run(
         shrunk: sending.take_shrunk(),
         ..ScoreNotes::default()
     };
-    if !notes.shrunk.is_empty() {
-        let ids: Vec<String> = notes
-            .shrunk
-            .iter()
-            .map(|s| format!("{} ({})", s.pair, s.windows))
-            .collect();
-        notes.warnings.push(format!(
-            "{} pair(s) asked with smaller output windows to fit one request: {}",
-            ids.len(),
-            id_list(&ids, 10)
-        ));
-    }
+    notes.warn_shrunk("asked");
     let mut offline = unfit;
     offline.extend(run.oversized.into_iter().map(|(i, reason)| {
         OfflinePair {
