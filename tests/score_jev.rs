@@ -958,10 +958,10 @@ fn usage_is_summed_and_listed_per_request() {
     assert_eq!(s.notes().usage.unwrap().requests, 1);
 }
 
-/// Scores `batches` one-pair batches against a server that holds each answer 250 ms; returns
+/// Scores `batches` one-pair batches against a server that holds each answer 400 ms; returns
 /// the most requests it saw in flight at once.
 fn max_in_flight(concurrency: Option<usize>, batches: usize) -> usize {
-    let srv = CountingServer::start(Duration::from_millis(250));
+    let srv = CountingServer::start(Duration::from_millis(400));
     let mut o = JevOptions {
         url: Some(srv.url.clone()),
         limits: Limits {

@@ -346,7 +346,7 @@ fn at_most_four_requests_in_flight_and_concurrency_is_honoured() {
     let src = many_pairs_session(&dir, 120);
     for (flag, want) in [(None, 4usize), (Some("2"), 2), (Some("1"), 1)] {
         let f = copy_fixture(&src);
-        let m = mock_with(Duration::from_millis(200));
+        let m = mock_with(Duration::from_millis(400));
         let mut extra = vec!["--keep-recent-tokens", "3000"];
         if let Some(n) = flag {
             extra.extend(["--concurrency", n]);
