@@ -186,7 +186,7 @@ pub struct CompactArgs {
     /// Replay scores from FILE (needs --scorer replay; a usage error otherwise)
     #[arg(long, value_name = "FILE")]
     pub scores_in: Option<PathBuf>,
-    /// Accept replayed scores whose fingerprints differ
+    /// Accept replayed scores whose fingerprints differ; pairs not in FILE are scored offline
     #[arg(long)]
     pub scores_in_lax: bool,
     /// Full URL of the Jev / System One endpoint (default https://api.typesafe.ai/v1/systemone)

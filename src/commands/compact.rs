@@ -168,11 +168,16 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             Outcome::Ready(p) => *p,
             other => return nothing(other, printer, path, args.emit_json),
         };
-        let (name, planned) = match &built {
-            Some((sc, _)) => (sc.name(), sc.planned_requests(&prep.request)),
+        let (name, planned, notes) = match &built {
+            Some((sc, _)) => (
+                sc.name(),
+                sc.planned_requests(&prep.request),
+                sc.plan_notes(&prep.request),
+            ),
             None => (
                 format!("{:?}", args.scorer).to_lowercase(),
                 compact::count_batches(&prep.request, opts.request_budget),
+                compact::plan_notes(&prep.request, opts.request_budget),
             ),
         };
         let h = Heuristic;
@@ -180,13 +185,17 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             .score(&prep.request, &crate::score::NoProgress)
             .map_err(scorer_fault)?;
         let signals = Some(h.explain(&prep.request));
-        compact::finish(
+        let mut plan = compact::finish(
             prep,
             format!("{name} (dry-run: scored by {})", h.name()),
             planned,
             scores,
             signals,
-        )?
+        )?;
+        // What the network run would do to oversized pairs.
+        plan.warnings.extend(notes.warnings.iter().cloned());
+        plan.notes = notes;
+        plan
     } else {
         let Some((scorer, _)) = &built else {
             return Err(Fault::new(FaultKind::Usage, "no scorer").into());
@@ -266,6 +275,8 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             "receivingHost".into(),
             host.map(Value::from).unwrap_or(Value::Null),
         );
+        // usage, shrunkPairs, offlinePairs: what the scorer noted (also in `details`).
+        plan.notes.extend_json(o);
     }
     printer.json_doc(&doc);
     Ok(())

@@ -40,7 +40,9 @@ pub use report::{Action, Counts, PairReport, PlanReport, Sizes};
 
 use crate::projection::{Overlays, Projection, materialize};
 use crate::score::offline::{self, Heuristic, Signals};
-use crate::score::{PairData, PairScore, Progress, ScoreRequest, Scorer, ScorerError};
+use crate::score::{
+    PairData, PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError,
+};
 use crate::session::Session;
 use crate::tree::Tree;
 use crate::wall::Wall;
@@ -164,6 +166,8 @@ pub struct CompactPlan {
     /// The scores used, in probe order.
     pub scores: Vec<PairScore>,
     pub warnings: Vec<String>,
+    /// What the scorer noted (usage, shrunk windows, offline fallbacks).
+    pub notes: ScoreNotes,
 }
 
 impl CompactPlan {
@@ -189,7 +193,7 @@ impl CompactPlan {
 
     /// The compaction entry's `details`.
     pub fn details(&self) -> Value {
-        json!({
+        let mut d = json!({
             "pruner": pruner(),
             "scorer": self.scorer,
             "template": TEMPLATE,
@@ -204,7 +208,11 @@ impl CompactPlan {
                 "contextAfter": self.sizes.context_after,
             },
             "pairs": self.pairs,
-        })
+        });
+        if let Some(o) = d.as_object_mut() {
+            self.notes.extend_json(o);
+        }
+        d
     }
 }
 
@@ -417,7 +425,13 @@ pub fn prepare(
     let system_tokens = crate::projection::replay_system_tokens(s, p);
 
     // Steps 2–3: pairs and pins.
-    let pairs = region::pair_up(&msgs);
+    let mut pairs = region::pair_up(&msgs);
+    // Question ids from the call's line in the file (append-only, so stable across runs).
+    region::stable_ids(&mut pairs, |mi| {
+        msgs.get(mi)
+            .and_then(|m| p.entries.get(m.pos))
+            .map_or(0, |pe| s.entries[pe.idx].line)
+    });
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
     let user_messages = msgs
@@ -543,14 +557,24 @@ pub fn prepare(
     })))
 }
 
-/// Batches a Jev run would send: [`crate::score::batch::pack`] with the default limits and
-/// `request_budget` as the whole-request limit (before the 5% margin).
+/// Requests a Jev run would send: [`crate::score::batch::request_count`] with the default limits
+/// and `request_budget` as the whole-request limit (before the 5% margin).
 pub fn count_batches(req: &ScoreRequest, request_budget: u64) -> usize {
     let limits = crate::score::batch::Limits {
         request_max: request_budget,
         ..Default::default()
     };
-    crate::score::batch::pack(req, &limits).len()
+    crate::score::batch::request_count(req, &limits)
+}
+
+/// What a Jev run with the default limits and `request_budget` would note before sending `req`
+/// (pairs to shrink or score offline).
+pub fn plan_notes(req: &ScoreRequest, request_budget: u64) -> ScoreNotes {
+    let limits = crate::score::batch::Limits {
+        request_max: request_budget,
+        ..Default::default()
+    };
+    crate::score::batch::plan_notes(req, &limits)
 }
 
 /// Steps 5–6: scores → actions, render, sizes.
@@ -674,6 +698,7 @@ pub fn finish(
         request: prep.request,
         scores,
         warnings,
+        notes: ScoreNotes::default(),
     })
 }
 
@@ -709,12 +734,17 @@ pub fn plan(
             Err(e) => return Err(anyhow::Error::new(e)),
         }
     };
-    let offline_used = name == offline::NAME || name.ends_with(&format!("+ {}", offline::NAME));
+    let notes = scorer.notes();
+    let offline_used = name == offline::NAME
+        || name.ends_with(&format!("+ {}", offline::NAME))
+        || scores.iter().any(|s| s.source == ScoreSource::Offline);
     let signals = offline_used.then(|| Heuristic.explain(&prep.request));
     if name.is_empty() {
         name = offline::NAME.to_string();
     }
-    let plan = finish(prep, name, planned, scores, signals)?;
+    let mut plan = finish(prep, name, planned, scores, signals)?;
+    plan.warnings.extend(notes.warnings.iter().cloned());
+    plan.notes = notes;
     Ok(Outcome::Ready(Box::new(plan)))
 }
 

@@ -165,12 +165,14 @@ pub struct Pair {
     pub output: String,
     pub images: usize,
     pub is_error: bool,
+    /// The question id (`t{n}` from [`pair_up`]; [`stable_ids`] makes it `t{line}`).
+    pub key: String,
 }
 
 impl Pair {
-    /// `t{n}`.
+    /// The pair's id: `t{line}` once [`stable_ids`] ran, else `t{n}`.
     pub fn id(&self) -> String {
-        format!("t{}", self.n)
+        self.key.clone()
     }
     /// A string argument.
     pub fn arg(&self, k: &str) -> Option<&str> {
@@ -210,6 +212,7 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
                 used[j] = true;
             }
             out.push(Pair {
+                key: format!("t{}", out.len() + 1),
                 n: out.len() + 1,
                 call_msg: mi,
                 block: bi,
@@ -224,6 +227,27 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
         }
     }
     out
+}
+
+/// Gives every pair an id that stays the same across runs, whatever the pin set, the cut or the
+/// turns appended since: `t{L}` for the first tool call of the assistant entry on line `L` of the
+/// file (1-based; the file is append-only), `t{L}_{k}` for its k-th call (k ≥ 2). `line_of`
+/// maps a pair's `call_msg` to that line.
+pub fn stable_ids(pairs: &mut [Pair], line_of: impl Fn(usize) -> u32) {
+    let mut last: Option<(u32, usize)> = None;
+    for p in pairs.iter_mut() {
+        let line = line_of(p.call_msg);
+        let k = match last {
+            Some((l, k)) if l == line => k + 1,
+            _ => 1,
+        };
+        last = Some((line, k));
+        p.key = if k == 1 {
+            format!("t{line}")
+        } else {
+            format!("t{line}_{k}")
+        };
+    }
 }
 
 /// A user prompt and the assistant's visible text of that turn.

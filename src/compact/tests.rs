@@ -338,6 +338,7 @@ fn end_to_end_pi_honours_our_compaction() {
 // Golden renderings: every pin kind and every action.
 // ---------------------------------------------------------------------------
 
+/// Scores by pair ordinal in the region (`t1` = the first pair), whatever the pair ids are.
 struct Fixed(Vec<(String, f64, f64)>);
 
 impl Scorer for Fixed {
@@ -352,7 +353,7 @@ impl Scorer for Fixed {
                 let (u, f) = self
                     .0
                     .iter()
-                    .find(|(id, ..)| *id == p.pair.pair_id)
+                    .find(|(id, ..)| *id == format!("t{}", p.pair.index + 1))
                     .map_or((0.0, 0.0), |(_, u, f)| (*u, *f));
                 PairScore {
                     pair_id: p.pair.pair_id.clone(),
@@ -608,10 +609,33 @@ fn golden_plan() -> (CompactPlan, Loaded, PathBuf) {
 #[test]
 fn golden_pins_and_actions() {
     let (plan, l, path) = golden_plan();
+    // Ids are the call's line in the file (`t{line}`, `t{line}_{k}` for its k-th call).
+    for p in &plan.pairs {
+        let line = l
+            .s
+            .entries
+            .iter()
+            .find(|e| e.id.as_ref().map(|k| k.display().to_string()) == Some(p.call_entry.clone()))
+            .unwrap()
+            .line;
+        assert!(
+            p.id == format!("t{line}") || p.id.starts_with(&format!("t{line}_")),
+            "{} is not from line {line}",
+            p.id
+        );
+    }
+    let ord = |n: usize| plan.pairs[n - 1].id.clone();
     let got: Vec<(String, &str, Option<&str>)> = plan
         .pairs
         .iter()
-        .map(|p| (p.id.clone(), p.action.as_str(), p.pin.map(Pin::as_str)))
+        .enumerate()
+        .map(|(k, p)| {
+            (
+                format!("t{}", k + 1),
+                p.action.as_str(),
+                p.pin.map(Pin::as_str),
+            )
+        })
         .collect();
     let want: Vec<(String, &str, Option<&str>)> = vec![
         ("t1".into(), "pinned", Some("skill")),
@@ -643,13 +667,13 @@ fn golden_pins_and_actions() {
         }
     );
     // Only unpinned, paired pairs were asked.
-    let asked: Vec<&str> = plan
+    let asked: Vec<String> = plan
         .request
         .probes
         .iter()
-        .map(|p| p.pair.pair_id.as_str())
+        .map(|p| p.pair.pair_id.clone())
         .collect();
-    assert_eq!(asked, ["t8", "t9", "t10", "t11", "t12", "t13"]);
+    assert_eq!(asked, (8..=13).map(ord).collect::<Vec<_>>());
     let sm = &plan.summary;
     // Verbatim means verbatim.
     assert!(sm.contains(
@@ -661,7 +685,10 @@ fn golden_pins_and_actions() {
     assert!(sm.contains("secret=HMAC-1234"));
     assert!(sm.contains("3,000 chars written (body not kept"));
     assert!(sm.contains("[image: image/png"));
-    assert!(sm.contains("- Tool call `bash` (t10) `{\"command\":\"ls\"}` — output dropped"));
+    assert!(sm.contains(&format!(
+        "- Tool call `bash` ({}) `{{\"command\":\"ls\"}}` — output dropped",
+        ord(10)
+    )));
     assert!(sm.contains("Requirement 001: keep this line exactly.\n"));
     assert!(sm.contains("Requirement 120: keep this line exactly."));
     assert!(sm.contains("(no result recorded)"));
@@ -851,7 +878,7 @@ fn folds_by_pi_shake_are_read_through() {
         .request
         .probes
         .iter()
-        .find(|p| p.pair.pair_id == "t8")
+        .find(|p| p.pair.index == 7)
         .unwrap();
     assert_eq!(t8.pair.output, seq, "the scorer sees the raw output too");
     std::fs::remove_dir_all(&dir).ok();

@@ -9,14 +9,22 @@
 //! - (b) state + largest single question ≤ 32,000 × 0.95;
 //! - (c) state + Σ questions + 200 envelope ≤ 64,000 × 0.95.
 //!
-//! [`pack`] is greedy next-fit in pair order with both questions of a pair in the same batch.
-//! A pair that cannot fit even alone is put in a batch of its own, which the scorers refuse
-//! locally ([`fits_alone`]) rather than send. Splitting on 413 / size-related 422 happens in the
-//! engine (`http`), halving a batch at most [`crate::score::http::MAX_SPLIT_DEPTH`] times.
+//! [`fit`] first re-renders a pair whose questions do not fit in a request of their own with
+//! smaller windows, down the ladder of [`crate::compact::questions::LADDER`] (`docs/jev.md#batching`); a
+//! pair that does not fit even at the smallest windows is left out (the scorers score it
+//! offline and say so). [`pack`] then packs by first-fit decreasing with both questions of a
+//! pair in the same batch. Splitting on 413 / size-related 422 happens in the engine (`http`),
+//! halving a batch at most [`crate::score::http::MAX_SPLIT_DEPTH`] times; a lone pair the server
+//! still finds too large walks further down the ladder.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use crate::compact::estimate_request_tokens;
+use crate::compact::questions::{self, LADDER};
 
-use super::{PairProbe, ScoreRequest, ScorerError};
+use super::{OfflinePair, PairProbe, ScoreRequest, ScorerError, Shrunk};
 
 /// `criteria` of the `useful_tN` question: (true, false).
 pub const USEFUL_CRITERIA: (&str, &str) = (
@@ -120,10 +128,253 @@ pub fn fits_alone(req: &ScoreRequest, limits: &Limits, i: usize) -> bool {
     let Some(probe) = req.probes.get(i) else {
         return false;
     };
+    state_fits(req, limits) && probe_fits(req.state_tokens, probe, limits)
+}
+
+/// Limits (b) and (c) for `probe` alone with a state of `state_tokens`.
+pub fn probe_fits(state_tokens: u64, probe: &PairProbe, limits: &Limits) -> bool {
     let c = pair_cost(probe);
-    state_fits(req, limits)
-        && req.state_tokens + c.largest_question <= limits.question_budget()
-        && req.state_tokens + c.total + limits.envelope <= limits.request_budget()
+    state_tokens + c.largest_question <= limits.question_budget()
+        && state_tokens + c.total + limits.envelope <= limits.request_budget()
+}
+
+/// A request fitted to the limits by [`fit`].
+#[derive(Clone, Debug)]
+pub struct Fitted<'a> {
+    /// What to send: the original request when every pair fits, else a copy in which
+    /// oversized pairs are re-rendered with smaller windows and unfit pairs are left out.
+    pub req: Cow<'a, ScoreRequest>,
+    /// The ladder rung of each probe of `req` (0 = the design's windows).
+    pub rungs: Vec<usize>,
+    /// Pairs whose windows were shrunk.
+    pub shrunk: Vec<Shrunk>,
+    /// Pairs that do not fit even at the smallest windows.
+    pub unfit: Vec<OfflinePair>,
+}
+
+/// The first rung after `from` at which `probe`'s questions pass `ok`, re-rendered.
+pub fn smaller(
+    probe: &PairProbe,
+    from: usize,
+    ok: impl Fn(&PairProbe) -> bool,
+) -> Option<(usize, PairProbe)> {
+    (from + 1..LADDER.len())
+        .map(|r| (r, questions::probe_at(probe.pair.clone(), r)))
+        .find(|(_, p)| p.est_tokens < probe.est_tokens && ok(p))
+}
+
+/// Fits every pair into a request of its own: a pair over limit (b) or (c) is re-rendered at the
+/// first ladder rung that fits; one that fits at no rung is left out and listed in `unfit`.
+/// Borrows `req` unchanged when nothing needs to change (or when the state itself is over (a),
+/// which [`precheck`] reports). Pure and deterministic.
+pub fn fit<'a>(req: &'a ScoreRequest, limits: &Limits) -> Fitted<'a> {
+    let all_fit = (0..req.probes.len()).all(|i| fits_alone(req, limits, i));
+    if all_fit || !state_fits(req, limits) {
+        return Fitted {
+            req: Cow::Borrowed(req),
+            rungs: vec![0; req.probes.len()],
+            shrunk: Vec::new(),
+            unfit: Vec::new(),
+        };
+    }
+    let smallest = LADDER[LADDER.len() - 1];
+    let mut out = Fitted {
+        req: Cow::Borrowed(req),
+        rungs: Vec::with_capacity(req.probes.len()),
+        shrunk: Vec::new(),
+        unfit: Vec::new(),
+    };
+    let mut probes = Vec::with_capacity(req.probes.len());
+    for (i, probe) in req.probes.iter().enumerate() {
+        if fits_alone(req, limits, i) {
+            probes.push(probe.clone());
+            out.rungs.push(0);
+            continue;
+        }
+        match smaller(probe, 0, |p| probe_fits(req.state_tokens, p, limits)) {
+            Some((rung, p)) => {
+                out.shrunk.push(Shrunk {
+                    pair: probe.pair.pair_id.clone(),
+                    windows: LADDER[rung].label(),
+                    from_tokens: probe.est_tokens,
+                    to_tokens: p.est_tokens,
+                    reason: "request limits".to_string(),
+                });
+                probes.push(p);
+                out.rungs.push(rung);
+            }
+            None => out.unfit.push(OfflinePair {
+                pair: probe.pair.pair_id.clone(),
+                reason: format!(
+                    "too large for one request even with {}-char windows (state {} + questions \
+                     {} estimated tokens; limits {} / {})",
+                    smallest.head,
+                    req.state_tokens,
+                    questions::probe_at(probe.pair.clone(), LADDER.len() - 1).est_tokens,
+                    limits.question_budget(),
+                    limits.request_budget()
+                ),
+            }),
+        }
+    }
+    out.req = Cow::Owned(ScoreRequest {
+        state_json: req.state_json.clone(),
+        state_tokens: req.state_tokens,
+        probes,
+        kept_context: req.kept_context.clone(),
+    });
+    out
+}
+
+/// The probes of a fitted request as the wire sends them: each probe as fitted, or as re-rendered
+/// further down the ladder after the server found a request holding it alone too large.
+pub(crate) struct Sending<'a> {
+    pub req: &'a ScoreRequest,
+    limits: &'a Limits,
+    rungs: Mutex<Vec<usize>>,
+    over: Mutex<HashMap<usize, PairProbe>>,
+    shrunk: Mutex<Vec<Shrunk>>,
+}
+
+impl<'a> Sending<'a> {
+    pub fn new(
+        req: &'a ScoreRequest,
+        limits: &'a Limits,
+        rungs: Vec<usize>,
+        shrunk: Vec<Shrunk>,
+    ) -> Sending<'a> {
+        Sending {
+            req,
+            limits,
+            rungs: Mutex::new(rungs),
+            over: Mutex::new(HashMap::new()),
+            shrunk: Mutex::new(shrunk),
+        }
+    }
+
+    /// Probe `i` as it is sent now.
+    pub fn probe(&self, i: usize) -> Option<Cow<'a, PairProbe>> {
+        let over = self.over.lock().unwrap_or_else(|e| e.into_inner());
+        match over.get(&i) {
+            Some(p) => Some(Cow::Owned(p.clone())),
+            None => self.req.probes.get(i).map(Cow::Borrowed),
+        }
+    }
+
+    /// The pair id of probe `i`.
+    pub fn pair_id(&self, i: usize) -> String {
+        self.req
+            .probes
+            .get(i)
+            .map(|p| p.pair.pair_id.clone())
+            .unwrap_or_default()
+    }
+
+    /// [`precheck`] of `batch` as it is sent now.
+    pub fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
+        if !state_fits(self.req, self.limits) {
+            return precheck(self.req, self.limits, batch);
+        }
+        match batch {
+            [i] => match self.probe(*i) {
+                Some(p) if !probe_fits(self.req.state_tokens, &p, self.limits) => {
+                    precheck(self.req, self.limits, batch)
+                }
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// Estimated input tokens of a request for `batch`: state + questions + envelope.
+    pub fn estimated_tokens(&self, batch: &[usize]) -> u64 {
+        let questions: u64 = batch
+            .iter()
+            .filter_map(|&i| self.probe(i))
+            .map(|p| pair_cost(&p).total)
+            .sum();
+        self.req.state_tokens + questions + self.limits.envelope
+    }
+
+    /// Moves probe `i` to the next smaller ladder rung; `false` at the smallest.
+    pub fn shrink(&self, i: usize, why: &str) -> bool {
+        let Some(current) = self.probe(i) else {
+            return false;
+        };
+        let mut rungs = self.rungs.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(rung) = rungs.get(i).copied() else {
+            return false;
+        };
+        let Some((next, p)) = smaller(&current, rung, |_| true) else {
+            return false;
+        };
+        rungs[i] = next;
+        let mut shrunk = self.shrunk.lock().unwrap_or_else(|e| e.into_inner());
+        let id = &current.pair.pair_id;
+        match shrunk.iter_mut().find(|s| &s.pair == id) {
+            Some(s) => {
+                s.windows = LADDER[next].label();
+                s.to_tokens = p.est_tokens;
+                if !s.reason.ends_with(why) {
+                    s.reason = format!("{}, then {why}", s.reason);
+                }
+            }
+            None => shrunk.push(Shrunk {
+                pair: id.clone(),
+                windows: LADDER[next].label(),
+                from_tokens: current.est_tokens,
+                to_tokens: p.est_tokens,
+                reason: why.to_string(),
+            }),
+        }
+        self.over
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(i, p);
+        true
+    }
+
+    /// Every pair shrunk so far, in pair order.
+    pub fn take_shrunk(&self) -> Vec<Shrunk> {
+        let mut v = std::mem::take(&mut *self.shrunk.lock().unwrap_or_else(|e| e.into_inner()));
+        let order: HashMap<&str, usize> = self
+            .req
+            .probes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.pair.pair_id.as_str(), i))
+            .collect();
+        v.sort_by_key(|s| order.get(s.pair.as_str()).copied().unwrap_or(usize::MAX));
+        v
+    }
+}
+
+/// What a wire scorer with `limits` would note before sending `req`: the pairs it would shrink
+/// and those it would score offline (for `--dry-run`).
+pub fn plan_notes(req: &ScoreRequest, limits: &Limits) -> super::ScoreNotes {
+    let fitted = fit(req, limits);
+    let mut notes = super::ScoreNotes {
+        shrunk: fitted.shrunk,
+        offline: fitted.unfit,
+        ..super::ScoreNotes::default()
+    };
+    notes.warn_shrunk("would be asked");
+    if !notes.offline.is_empty() {
+        let ids: Vec<&str> = notes.offline.iter().map(|o| o.pair.as_str()).collect();
+        notes.warnings.push(format!(
+            "{} pair(s) would be scored offline: too large for one request even at the smallest windows: {}",
+            ids.len(),
+            super::notes::id_list(&ids, 10)
+        ));
+    }
+    notes
+}
+
+/// How many requests a wire scorer with `limits` sends for `req` when no request fails:
+/// [`fit`], then [`pack`].
+pub fn request_count(req: &ScoreRequest, limits: &Limits) -> usize {
+    let fitted = fit(req, limits);
+    pack(&fitted.req, limits).len()
 }
 
 /// Local refusal of a batch that cannot be sent: the state over (a), or a lone pair over (b) or
@@ -378,5 +629,54 @@ pub(crate) mod tests {
     fn halves() {
         assert_eq!(split_half(&[1, 2, 3]), (&[1][..], &[2, 3][..]));
         assert_eq!(split_half(&[1, 2]), (&[1][..], &[2][..]));
+    }
+
+    #[test]
+    fn fit_shrinks_oversized_pairs_and_leaves_out_unfit_ones() {
+        let mut req = request(20_000, &[200, 200, 200]);
+        // t1: a long output rendered whole (the design's windows are far over (b) here).
+        req.probes[1].pair.output = "0x1f2e; ".repeat(15_000);
+        req.probes[1].useful_instructions = req.probes[1].pair.output.clone();
+        req.probes[1].est_tokens = 2 * estimate_request_tokens(&req.probes[1].pair.output);
+        let limits = Limits::default();
+        assert!(!fits_alone(&req, &limits, 1));
+        let f = fit(&req, &limits);
+        assert_eq!(f.req.probes.len(), 3);
+        assert!(f.unfit.is_empty());
+        assert_eq!(f.shrunk.len(), 1);
+        assert_eq!(f.shrunk[0].pair, "t1");
+        assert!(f.rungs[1] > 0 && f.rungs[0] == 0 && f.rungs[2] == 0);
+        assert!((0..3).all(|i| fits_alone(&f.req, &limits, i)));
+        assert_eq!(f.req.probes[0], req.probes[0], "fitting pairs untouched");
+        // Nothing to change: borrowed, no copy.
+        let small = request(100, &[200]);
+        assert!(matches!(fit(&small, &limits).req, Cow::Borrowed(_)));
+        // Limits under which even the smallest rendering is over (b): left out.
+        let tight = Limits {
+            question_max: 20_700,
+            margin: 1.0,
+            ..Limits::default()
+        };
+        let f = fit(&req, &tight);
+        let ids: Vec<&str> = f
+            .req
+            .probes
+            .iter()
+            .map(|p| p.pair.pair_id.as_str())
+            .collect();
+        assert_eq!(ids, ["t0", "t2"]);
+        assert_eq!(f.unfit[0].pair, "t1");
+        assert_eq!(request_count(&req, &tight), pack(&f.req, &tight).len());
+        // The dry-run preview says the same.
+        let n = plan_notes(&req, &limits);
+        assert_eq!(n.shrunk.len(), 1);
+        assert!(n.warnings[0].contains("would be asked with smaller output windows"));
+        let n = plan_notes(&req, &tight);
+        assert_eq!(n.offline[0].pair, "t1");
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("would be scored offline"))
+        );
     }
 }

@@ -12,15 +12,19 @@
 //!
 //! Generative models' self-reported probabilities are not calibrated like Jev's nouls; callers may
 //! want a per-scorer threshold.
+//!
+//! `usage` (`prompt_tokens` / `completion_tokens`, or `input_tokens` / `output_tokens`) of every
+//! answer is summed into the run's [`ScoreNotes`].
 
 use std::fmt::Write as _;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::batch::{self, FULL_CRITERIA, Limits, USEFUL_CRITERIA};
+use super::batch::{self, FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
 use super::http::{self, EngineConfig, RetryPolicy, Wire};
-use super::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
+use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError};
 
 /// Default endpoint.
 pub const DEFAULT_URL: &str = "https://api.openai.com/v1/chat/completions";
@@ -95,6 +99,7 @@ pub struct ChatScorer {
     opts: ChatOptions,
     url: reqwest::Url,
     key: Option<String>,
+    notes: Mutex<ScoreNotes>,
 }
 
 impl std::fmt::Debug for ChatScorer {
@@ -130,7 +135,12 @@ impl ChatScorer {
             ));
         }
         let key = http::resolve_key(opts.api_key.as_ref(), env, &KEY_VARS, &url)?;
-        Ok(ChatScorer { opts, url, key })
+        Ok(ChatScorer {
+            opts,
+            url,
+            key,
+            notes: Mutex::new(ScoreNotes::default()),
+        })
     }
 
     /// `host[:port]` that will receive session content.
@@ -153,9 +163,10 @@ impl ChatScorer {
         &self.opts
     }
 
-    /// The batches `req` would be sent in (probe indices).
+    /// The batches `req` would be sent in: probe indices into [`batch::fit`]`(req)` (the same as
+    /// `req`'s when every pair fits a request of its own).
     pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
-        batch::pack(req, &self.opts.limits)
+        batch::pack(&batch::fit(req, &self.opts.limits).req, &self.opts.limits)
     }
 }
 
@@ -165,7 +176,15 @@ impl Scorer for ChatScorer {
     }
 
     fn planned_requests(&self, req: &ScoreRequest) -> usize {
-        self.batches(req).len()
+        batch::request_count(req, &self.opts.limits)
+    }
+
+    fn plan_notes(&self, req: &ScoreRequest) -> ScoreNotes {
+        batch::plan_notes(req, &self.opts.limits)
+    }
+
+    fn notes(&self) -> ScoreNotes {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn score(
@@ -173,10 +192,14 @@ impl Scorer for ChatScorer {
         req: &ScoreRequest,
         progress: &dyn Progress,
     ) -> Result<Vec<PairScore>, ScorerError> {
+        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = ScoreNotes::default();
         super::jev::check_ids(req)?;
-        let batches = self.batches(req);
+        let limits = &self.opts.limits;
+        let fitted = batch::fit(req, limits);
+        let batches = batch::pack(&fitted.req, limits);
+        let sending = Sending::new(&fitted.req, limits, fitted.rungs, fitted.shrunk);
         let wire = ChatWire {
-            req,
+            sending: &sending,
             opts: &self.opts,
         };
         let policy = RetryPolicy {
@@ -194,12 +217,15 @@ impl Scorer for ChatScorer {
             request_timeout: self.opts.request_timeout,
             policy: &policy,
         };
-        http::run_batches(&cfg, &wire, req, &batches, progress)
+        let run = http::run_batches(&cfg, &wire, &fitted.req, &batches, progress);
+        let (result, notes) = http::finish_run(req, fitted.unfit, &sending, run);
+        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = notes;
+        result
     }
 }
 
 struct ChatWire<'a> {
-    req: &'a ScoreRequest,
+    sending: &'a Sending<'a>,
     opts: &'a ChatOptions,
 }
 
@@ -235,12 +261,13 @@ pub fn answer_schema(ids: &[String]) -> Value {
 }
 
 /// The user message: state, then one block per question.
-fn user_message(req: &ScoreRequest, batch: &[usize]) -> String {
+fn user_message(sending: &Sending<'_>, batch: &[usize]) -> String {
+    let req = sending.req;
     let mut m = String::with_capacity(req.state_json.len() + 4096);
     m.push_str("STATE (JSON):\n");
     m.push_str(&req.state_json);
     m.push_str("\n\nQUESTIONS:\n");
-    for p in batch.iter().filter_map(|&i| req.probes.get(i)) {
+    for p in batch.iter().filter_map(|&i| sending.probe(i)) {
         for (prefix, text, (yes, no)) in [
             ("useful", &p.useful_instructions, USEFUL_CRITERIA),
             ("full", &p.full_instructions, FULL_CRITERIA),
@@ -279,16 +306,16 @@ fn unfence(s: &str) -> &str {
 
 impl Wire for ChatWire<'_> {
     fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
-        batch::precheck(self.req, &self.opts.limits, batch)
+        self.sending.precheck(batch)
     }
 
     fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError> {
-        let ids = ids(self.req, batch);
+        let ids = ids(self.sending.req, batch);
         let body = json!({
             "model": self.opts.model,
             "messages": [
                 {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": user_message(self.req, batch)},
+                {"role": "user", "content": user_message(self.sending, batch)},
             ],
             "temperature": 0,
             "seed": self.opts.seed,
@@ -339,7 +366,7 @@ impl Wire for ChatWire<'_> {
         };
         batch
             .iter()
-            .filter_map(|&i| self.req.probes.get(i))
+            .filter_map(|&i| self.sending.req.probes.get(i))
             .map(|p| {
                 let id = &p.pair.pair_id;
                 Ok(PairScore {
@@ -356,6 +383,32 @@ impl Wire for ChatWire<'_> {
     fn halve_on_invalid(&self) -> bool {
         true
     }
+
+    fn pair_id(&self, i: usize) -> String {
+        self.sending.pair_id(i)
+    }
+
+    fn estimated_tokens(&self, batch: &[usize]) -> u64 {
+        self.sending.estimated_tokens(batch)
+    }
+
+    fn usage(&self, body: &[u8]) -> Option<(u64, u64)> {
+        usage_of(body)
+    }
+
+    fn shrink(&self, i: usize, why: &str) -> bool {
+        self.sending.shrink(i, why)
+    }
+}
+
+/// `usage` of a chat answer: OpenAI's `prompt_tokens` / `completion_tokens`, or the
+/// `input_tokens` / `output_tokens` spelling (Anthropic-style gateways).
+fn usage_of(body: &[u8]) -> Option<(u64, u64)> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    let u = v.get("usage")?;
+    let n = |a: &str, b: &str| u.get(a).or_else(|| u.get(b)).and_then(Value::as_u64);
+    let input = n("prompt_tokens", "input_tokens")?;
+    Some((input, n("completion_tokens", "output_tokens").unwrap_or(0)))
 }
 
 #[cfg(test)]
@@ -412,8 +465,9 @@ mod tests {
     fn schema_and_body_shape() {
         let req = request(100, &[40, 40]);
         let o = opts();
+        let sending = Sending::new(&req, &o.limits, vec![0; req.probes.len()], vec![]);
         let wire = ChatWire {
-            req: &req,
+            sending: &sending,
             opts: &o,
         };
         let body: Value = serde_json::from_slice(&wire.body(&[0, 1]).unwrap()).unwrap();
@@ -439,8 +493,9 @@ mod tests {
     fn parse_content_clamps_and_rounds() {
         let req = request(100, &[40]);
         let o = opts();
+        let sending = Sending::new(&req, &o.limits, vec![0; req.probes.len()], vec![]);
         let wire = ChatWire {
-            req: &req,
+            sending: &sending,
             opts: &o,
         };
         let resp = json!({

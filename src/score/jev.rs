@@ -7,18 +7,20 @@
 //! per pair (`useful_tN`, `full_tN`) with string instructions and fixed criteria. Answers must
 //! cover every asked id with `{"type":"noul","noul": x}`, x finite in [0, 1].
 //!
-//! Batching, concurrency, retries, splitting and failure handling are shared with the chat
-//! adapter (`batch`, `http`).
+//! Batching, concurrency, retries, splitting, window shrinking and failure handling are shared
+//! with the chat adapter (`batch`, `http`). `usage.input_tokens` / `output_tokens` of every
+//! answer are summed into the run's [`ScoreNotes`].
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
 
-use super::batch::{self, FULL_CRITERIA, Limits, USEFUL_CRITERIA};
+use super::batch::{self, FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
 use super::http::{self, EngineConfig, RetryPolicy, Wire};
-use super::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
+use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError};
 
 /// Default base URL; the endpoint is `{base}/v1/systemone`.
 pub const DEFAULT_BASE: &str = "https://api.typesafe.ai";
@@ -84,6 +86,7 @@ pub struct SystemOne {
     opts: JevOptions,
     url: reqwest::Url,
     key: Option<String>,
+    notes: Mutex<ScoreNotes>,
 }
 
 impl std::fmt::Debug for SystemOne {
@@ -130,7 +133,12 @@ impl SystemOne {
             KEY_VARS.to_vec()
         };
         let key = http::resolve_key(opts.api_key.as_ref(), env, &vars, &url)?;
-        Ok(SystemOne { opts, url, key })
+        Ok(SystemOne {
+            opts,
+            url,
+            key,
+            notes: Mutex::new(ScoreNotes::default()),
+        })
     }
 
     /// `host[:port]` that will receive session content (print it before sending).
@@ -153,9 +161,10 @@ impl SystemOne {
         &self.opts
     }
 
-    /// The batches `req` would be sent in (probe indices).
+    /// The batches `req` would be sent in: probe indices into [`batch::fit`]`(req)` (the same as
+    /// `req`'s when every pair fits a request of its own).
     pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
-        batch::pack(req, &self.opts.limits)
+        batch::pack(&batch::fit(req, &self.opts.limits).req, &self.opts.limits)
     }
 }
 
@@ -165,7 +174,15 @@ impl Scorer for SystemOne {
     }
 
     fn planned_requests(&self, req: &ScoreRequest) -> usize {
-        self.batches(req).len()
+        batch::request_count(req, &self.opts.limits)
+    }
+
+    fn plan_notes(&self, req: &ScoreRequest) -> ScoreNotes {
+        batch::plan_notes(req, &self.opts.limits)
+    }
+
+    fn notes(&self) -> ScoreNotes {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn score(
@@ -173,14 +190,17 @@ impl Scorer for SystemOne {
         req: &ScoreRequest,
         progress: &dyn Progress,
     ) -> Result<Vec<PairScore>, ScorerError> {
+        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = ScoreNotes::default();
         check_ids(req)?;
         let state = state_raw(&req.state_json)?;
-        let batches = self.batches(req);
+        let limits = &self.opts.limits;
+        let fitted = batch::fit(req, limits);
+        let batches = batch::pack(&fitted.req, limits);
+        let sending = Sending::new(&fitted.req, limits, fitted.rungs, fitted.shrunk);
         let wire = JevWire {
-            req,
+            sending: &sending,
             state: &state,
             model: &self.opts.model,
-            limits: &self.opts.limits,
         };
         let policy = RetryPolicy {
             max_attempts: self.opts.max_attempts,
@@ -198,7 +218,10 @@ impl Scorer for SystemOne {
             request_timeout: self.opts.request_timeout,
             policy: &policy,
         };
-        http::run_batches(&cfg, &wire, req, &batches, progress)
+        let run = http::run_batches(&cfg, &wire, &fitted.req, &batches, progress);
+        let (result, notes) = http::finish_run(req, fitted.unfit, &sending, run);
+        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = notes;
+        result
     }
 }
 
@@ -231,10 +254,9 @@ fn state_raw(state_json: &str) -> Result<Box<RawValue>, ScorerError> {
 }
 
 struct JevWire<'a> {
-    req: &'a ScoreRequest,
+    sending: &'a Sending<'a>,
     state: &'a RawValue,
     model: &'a str,
-    limits: &'a Limits,
 }
 
 #[derive(Serialize)]
@@ -245,7 +267,7 @@ struct Body<'a> {
 }
 
 struct Questions<'a> {
-    req: &'a ScoreRequest,
+    sending: &'a Sending<'a>,
     batch: &'a [usize],
 }
 
@@ -269,7 +291,7 @@ impl Serialize for Questions<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.batch.len() * 2))?;
         for &i in self.batch {
-            let Some(p) = self.req.probes.get(i) else {
+            let Some(p) = self.sending.probe(i) else {
                 continue;
             };
             let id = &p.pair.pair_id;
@@ -308,6 +330,23 @@ struct Response {
     answers: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// `usage.input_tokens` / `usage.output_tokens` of a System One answer (a missing output count
+/// is 0: System One output is free and some servers leave it out).
+fn usage_of(body: &[u8]) -> Option<(u64, u64)> {
+    #[derive(serde::Deserialize)]
+    struct U {
+        input_tokens: u64,
+        #[serde(default)]
+        output_tokens: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct R {
+        usage: U,
+    }
+    let r: R = serde_json::from_slice(body).ok()?;
+    Some((r.usage.input_tokens, r.usage.output_tokens))
+}
+
 /// Reads the noul value for `id`, or says why it is invalid.
 fn noul(answers: &serde_json::Map<String, serde_json::Value>, id: &str) -> Result<f64, String> {
     let a = answers
@@ -332,7 +371,7 @@ fn noul(answers: &serde_json::Map<String, serde_json::Value>, id: &str) -> Resul
 
 impl Wire for JevWire<'_> {
     fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
-        batch::precheck(self.req, self.limits, batch)
+        self.sending.precheck(batch)
     }
 
     fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError> {
@@ -340,7 +379,7 @@ impl Wire for JevWire<'_> {
             model: self.model,
             state: self.state,
             questions: Questions {
-                req: self.req,
+                sending: self.sending,
                 batch,
             },
         })
@@ -356,7 +395,7 @@ impl Wire for JevWire<'_> {
         let model = resp.model.map(|m| http::cut(&m, 100));
         batch
             .iter()
-            .filter_map(|&i| self.req.probes.get(i))
+            .filter_map(|&i| self.sending.req.probes.get(i))
             .map(|p| {
                 let id = &p.pair.pair_id;
                 Ok(PairScore {
@@ -372,6 +411,22 @@ impl Wire for JevWire<'_> {
 
     fn halve_on_invalid(&self) -> bool {
         false
+    }
+
+    fn pair_id(&self, i: usize) -> String {
+        self.sending.pair_id(i)
+    }
+
+    fn estimated_tokens(&self, batch: &[usize]) -> u64 {
+        self.sending.estimated_tokens(batch)
+    }
+
+    fn usage(&self, body: &[u8]) -> Option<(u64, u64)> {
+        usage_of(body)
+    }
+
+    fn shrink(&self, i: usize, why: &str) -> bool {
+        self.sending.shrink(i, why)
     }
 }
 
@@ -454,11 +509,11 @@ mod tests {
         req.state_json = "{\"b\": 1,   \"a\": [1.50, 2e3]}".into();
         let state = state_raw(&req.state_json).unwrap();
         let limits = Limits::default();
+        let sending = Sending::new(&req, &limits, vec![0; 2], vec![]);
         let wire = JevWire {
-            req: &req,
+            sending: &sending,
             state: &state,
             model: "jev-latest",
-            limits: &limits,
         };
         let body = String::from_utf8(wire.body(&[0, 1]).unwrap()).unwrap();
         assert!(
@@ -490,11 +545,11 @@ mod tests {
         let req = request(100, &[50]);
         let state = state_raw("{}").unwrap();
         let limits = Limits::default();
+        let sending = Sending::new(&req, &limits, vec![0], vec![]);
         let wire = JevWire {
-            req: &req,
+            sending: &sending,
             state: &state,
             model: "m",
-            limits: &limits,
         };
         let ok = br#"{"model":"jev-1.13.0","answers":{"useful_t0":{"type":"noul","noul":0.5},"full_t0":{"type":"noul","noul":0},"extra":{"type":"noul","noul":1}}}"#;
         let s = wire.parse(&[0], ok).unwrap();

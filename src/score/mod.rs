@@ -11,11 +11,14 @@ pub mod batch;
 pub mod chat;
 pub mod http;
 pub mod jev;
+pub mod notes;
 pub mod offline;
 pub mod progress;
 pub mod replay;
 
 use serde::{Deserialize, Serialize};
+
+pub use notes::{OfflinePair, RequestUsage, ScoreNotes, Shrunk, Usage};
 
 /// One tool call + result pair, as the scorer sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -148,4 +151,14 @@ pub trait Scorer {
         req: &ScoreRequest,
         progress: &dyn Progress,
     ) -> Result<Vec<PairScore>, ScorerError>;
+    /// What the last [`Scorer::score`] call noted (usage, shrunk windows, offline fallbacks,
+    /// warnings), whether it succeeded or not. Local scorers note nothing.
+    fn notes(&self) -> ScoreNotes {
+        ScoreNotes::default()
+    }
+    /// What scoring `req` would note before anything is sent (pairs to shrink or score
+    /// offline), for `--dry-run`. Local scorers note nothing.
+    fn plan_notes(&self, _req: &ScoreRequest) -> ScoreNotes {
+        ScoreNotes::default()
+    }
 }

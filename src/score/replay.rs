@@ -4,17 +4,29 @@
 //! One JSON line per pair:
 //! `{"v":1,"pair":"t17","fp":"sha256:…","source":"jev","model":"jev-1.13.0","tmpl":"tmpl-v1","useful":0.83,"full":0.21}`.
 //! `fp` = SHA-256 over the template version, the pair's rendered instructions and the hash of
-//! the state, so a replay against a different session, state or template is caught: a mismatch
-//! is an error unless the replay is lax.
+//! the state, so a replay against a different session, state or template is caught. Lines also
+//! carry the pair's identity (`tool`, `entry` / `result`: the ids of the entries holding the call
+//! and its result) and the state hash, so a mismatch says what differs.
+//!
+//! Strict replay refuses, naming every pair that does not match: not recorded, recorded for
+//! another tool call, or recorded for another question or state. With `--scores-in-lax`, a
+//! changed question or state is accepted, and pairs not recorded (or recorded for another call)
+//! are scored by the offline heuristic, with a warning listing them. Recorded pairs that match
+//! nothing asked are listed in a warning either way.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{PairProbe, PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
+use super::notes::{id_list, settle};
+use super::{
+    OfflinePair, PairProbe, PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer,
+    ScorerError,
+};
 
 /// One line of a scores file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,6 +40,18 @@ pub struct ScoreLine {
     pub tmpl: String,
     pub useful: f64,
     pub full: f64,
+    /// The pair's tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Id of the entry holding the tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// Id of the entry holding the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// `sha256:` of the state the pair was asked with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 /// `sha256:<hex>` of the state JSON.
@@ -60,6 +84,7 @@ pub fn write_scores(
     let by_id: BTreeMap<&str, &PairScore> =
         scores.iter().map(|s| (s.pair_id.as_str(), s)).collect();
     let mut out = String::new();
+    let state = state_hash(&req.state_json);
     for p in &req.probes {
         let Some(s) = by_id.get(p.pair.pair_id.as_str()) else {
             continue;
@@ -73,6 +98,10 @@ pub fn write_scores(
             tmpl: template.to_string(),
             useful: s.useful,
             full: s.full,
+            tool: Some(p.pair.tool.clone()),
+            entry: Some(p.pair.call_entry.clone()).filter(|e| !e.is_empty()),
+            result: Some(p.pair.result_entry.clone()).filter(|e| !e.is_empty()),
+            state: Some(state.clone()),
         };
         out.push_str(&serde_json::to_string(&line)?);
         out.push('\n');
@@ -85,13 +114,14 @@ pub fn write_scores(
 }
 
 /// The replay scorer.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Replay {
     pub path: PathBuf,
     pub template: String,
-    /// Accept fingerprint mismatches.
+    /// Accept fingerprint mismatches; score pairs not recorded offline.
     pub lax: bool,
     lines: BTreeMap<String, ScoreLine>,
+    notes: Mutex<ScoreNotes>,
 }
 
 impl Replay {
@@ -126,6 +156,7 @@ impl Replay {
             template: template.to_string(),
             lax,
             lines,
+            notes: Mutex::new(ScoreNotes::default()),
         })
     }
 
@@ -140,9 +171,177 @@ impl Replay {
     }
 }
 
+/// How a recorded line relates to the pair asked under its id.
+enum Match<'a> {
+    Missing,
+    /// Recorded for another call: (recorded entry, this entry).
+    OtherCall(&'a str),
+    /// Same call, another question or state (`true`: the state differs).
+    Changed(&'a ScoreLine, bool),
+    Same(&'a ScoreLine),
+}
+
+impl Replay {
+    fn classify<'a>(&'a self, p: &PairProbe, req: &ScoreRequest, state: &str) -> Match<'a> {
+        let Some(line) = self.lines.get(&p.pair.pair_id) else {
+            return Match::Missing;
+        };
+        let differs = |rec: &Option<String>, here: &str| {
+            rec.as_deref()
+                .is_some_and(|r| !r.is_empty() && !here.is_empty() && r != here)
+        };
+        if differs(&line.entry, &p.pair.call_entry)
+            || differs(&line.result, &p.pair.result_entry)
+            || differs(&line.tool, &p.pair.tool)
+        {
+            return Match::OtherCall(line.entry.as_deref().unwrap_or("?"));
+        }
+        if line.tmpl != self.template || line.fp != fingerprint(&self.template, p, &req.state_json)
+        {
+            let state_differs = line.state.as_deref().is_some_and(|s| s != state);
+            return Match::Changed(line, state_differs);
+        }
+        Match::Same(line)
+    }
+
+    fn replayed(line: &ScoreLine, id: &str) -> PairScore {
+        PairScore {
+            pair_id: id.to_string(),
+            useful: line.useful,
+            full: line.full,
+            source: ScoreSource::Replay,
+            model: line.model.clone(),
+        }
+    }
+
+    fn run(
+        &self,
+        req: &ScoreRequest,
+        notes: &mut ScoreNotes,
+    ) -> Result<Vec<PairScore>, ScorerError> {
+        let state = state_hash(&req.state_json);
+        let mut out = Vec::with_capacity(req.probes.len());
+        let (mut missing, mut other, mut changed) = (Vec::new(), Vec::new(), Vec::new());
+        let mut state_differs = false;
+        let mut offline = Vec::new();
+        for p in &req.probes {
+            let id = p.pair.pair_id.as_str();
+            match self.classify(p, req, &state) {
+                Match::Same(line) => out.push(Replay::replayed(line, id)),
+                Match::Changed(line, st) => {
+                    state_differs |= st;
+                    changed.push(id.to_string());
+                    if self.lax {
+                        out.push(Replay::replayed(line, id));
+                    }
+                }
+                Match::Missing => {
+                    missing.push(id.to_string());
+                    offline.push(OfflinePair {
+                        pair: id.to_string(),
+                        reason: "not in the scores file".to_string(),
+                    });
+                }
+                Match::OtherCall(entry) => {
+                    other.push(format!(
+                        "{id} (recorded for entry {entry}, here {})",
+                        p.pair.call_entry
+                    ));
+                    offline.push(OfflinePair {
+                        pair: id.to_string(),
+                        reason: format!(
+                            "the scores file has {id} for another tool call (entry {entry})"
+                        ),
+                    });
+                }
+            }
+        }
+        let asked: BTreeSet<&str> = req.probes.iter().map(|p| p.pair.pair_id.as_str()).collect();
+        let extra: Vec<&str> = self
+            .lines
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !asked.contains(k))
+            .collect();
+        if !extra.is_empty() {
+            notes.warnings.push(format!(
+                "{}: {} recorded score(s) match no pair asked in this session (pinned now, or from another session): {}",
+                self.path.display(),
+                extra.len(),
+                id_list(&extra, 10)
+            ));
+        }
+        let state_note = if state_differs {
+            " (the shared state differs: the session changed after the scores were recorded)"
+        } else {
+            ""
+        };
+        if self.lax {
+            if !changed.is_empty() {
+                notes.warnings.push(format!(
+                    "{}: {} replayed score(s) were recorded for another question or state{state_note}, accepted by --scores-in-lax: {}",
+                    self.path.display(),
+                    changed.len(),
+                    id_list(&changed, 10)
+                ));
+            }
+            if !missing.is_empty() || !other.is_empty() {
+                let mut all = missing.clone();
+                all.extend(other.iter().cloned());
+                notes.warnings.push(format!(
+                    "{}: no matching recorded score for {} pair(s): {}",
+                    self.path.display(),
+                    all.len(),
+                    id_list(&all, 10)
+                ));
+            }
+            return settle(req, Ok(out), offline, notes);
+        }
+        if missing.is_empty() && other.is_empty() && changed.is_empty() {
+            return Ok(out);
+        }
+        let bad = missing.len() + other.len() + changed.len();
+        let mut parts = Vec::new();
+        if !missing.is_empty() {
+            parts.push(format!("not recorded: {}", id_list(&missing, 10)));
+        }
+        if !other.is_empty() {
+            parts.push(format!(
+                "recorded for another tool call: {}",
+                id_list(&other, 5)
+            ));
+        }
+        if !changed.is_empty() {
+            parts.push(format!(
+                "recorded for another question or state{state_note}: {}",
+                id_list(&changed, 10)
+            ));
+        }
+        let kind = if other.is_empty() && changed.is_empty() {
+            "replay-missing"
+        } else {
+            "replay-mismatch"
+        };
+        Err(self.err(
+            kind,
+            format!(
+                "{}: {bad} of {} pair(s) do not match this session; {} (use --scores-in-lax to accept changed questions and score the rest offline)",
+                self.path.display(),
+                req.probes.len(),
+                parts.join("; ")
+            ),
+            out,
+        ))
+    }
+}
+
 impl Scorer for Replay {
     fn name(&self) -> String {
         format!("replay ({})", self.path.display())
+    }
+
+    fn notes(&self) -> ScoreNotes {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn score(
@@ -151,38 +350,11 @@ impl Scorer for Replay {
         progress: &dyn Progress,
     ) -> Result<Vec<PairScore>, ScorerError> {
         progress.start(0, req.probes.len());
-        let mut out = Vec::with_capacity(req.probes.len());
-        for p in &req.probes {
-            let id = &p.pair.pair_id;
-            let Some(line) = self.lines.get(id) else {
-                return Err(self.err(
-                    "replay-missing",
-                    format!("no recorded score for pair {id}"),
-                    out,
-                ));
-            };
-            if !self.lax {
-                let fp = fingerprint(&self.template, p, &req.state_json);
-                if line.fp != fp || line.tmpl != self.template {
-                    return Err(self.err(
-                        "replay-mismatch",
-                        format!(
-                            "pair {id}: the recorded fingerprint does not match this session's question (use --scores-in-lax to accept it)"
-                        ),
-                        out,
-                    ));
-                }
-            }
-            out.push(PairScore {
-                pair_id: id.clone(),
-                useful: line.useful,
-                full: line.full,
-                source: ScoreSource::Replay,
-                model: line.model.clone(),
-            });
-        }
+        let mut notes = ScoreNotes::default();
+        let result = self.run(req, &mut notes);
+        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = notes;
         progress.finish();
-        Ok(out)
+        result
     }
 }
 
@@ -325,6 +497,10 @@ mod tests {
             text.starts_with("{\"v\":1,\"pair\":\"t1\",\"fp\":\"sha256:"),
             "{text}"
         );
+        assert!(
+            text.contains("\"tool\":\"bash\",\"entry\":\"c\",\"result\":\"r\",\"state\":\"sha256:"),
+            "{text}"
+        );
         let replay = Replay::from_file(&path, "tmpl-v1", false).unwrap();
         let got = replay.score(&r, &NoProgress).unwrap();
         assert_eq!(
@@ -335,13 +511,63 @@ mod tests {
         changed.state_json = "{\"context\":\"y\"}".into();
         let e = replay.score(&changed, &NoProgress).unwrap_err();
         assert_eq!(e.kind, "replay-mismatch");
+        assert!(
+            e.message.contains("the shared state differs"),
+            "{}",
+            e.message
+        );
         let lax = Replay::from_file(&path, "tmpl-v1", true).unwrap();
         assert!(lax.score(&changed, &NoProgress).is_ok());
+        assert!(lax.notes().warnings[0].contains("accepted by --scores-in-lax: t1"));
+        // Another id: strict names it; lax scores it offline and says so.
         let mut other = r.clone();
         other.probes[0].pair.pair_id = "t9".into();
+        let e = replay.score(&other, &NoProgress).unwrap_err();
+        assert_eq!(e.kind, "replay-missing");
+        assert!(e.message.contains("not recorded: t9"), "{}", e.message);
+        let got = lax.score(&other, &NoProgress).unwrap();
+        assert_eq!(got[0].source, ScoreSource::Offline);
+        let n = lax.notes();
+        assert_eq!(n.offline[0].pair, "t9");
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("match no pair asked") && w.contains("t1"))
+        );
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("no matching recorded score for 1 pair(s): t9"))
+        );
+        // Same id, another call: named in both modes, never replayed onto the wrong pair.
+        let mut moved = r.clone();
+        moved.probes[0].pair.call_entry = "c2".into();
+        let e = replay.score(&moved, &NoProgress).unwrap_err();
+        assert_eq!(e.kind, "replay-mismatch");
+        assert!(
+            e.message
+                .contains("recorded for another tool call: t1 (recorded for entry c, here c2)"),
+            "{}",
+            e.message
+        );
+        let got = lax.score(&moved, &NoProgress).unwrap();
+        assert_eq!(got[0].source, ScoreSource::Offline);
+        // Files written before identities were recorded still replay.
+        let old = text
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                for k in ["tool", "entry", "result", "state"] {
+                    v.as_object_mut().unwrap().remove(k);
+                }
+                v.to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let old = Replay::from_str(&old, &path, "tmpl-v1", false).unwrap();
         assert_eq!(
-            lax.score(&other, &NoProgress).unwrap_err().kind,
-            "replay-missing"
+            old.score(&r, &NoProgress).unwrap()[0].source,
+            ScoreSource::Replay
         );
         std::fs::remove_dir_all(&dir).ok();
     }

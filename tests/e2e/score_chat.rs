@@ -249,3 +249,67 @@ fn openai_style_429_is_retried_and_quota_is_not() {
     assert_eq!(requests(&rt, &server).len(), 1);
     assert!(!format!("{e:?}").contains(KEY));
 }
+
+/// Like [`ChatEcho`], with OpenAI-style `usage` in every answer.
+struct ChatWithUsage;
+
+impl wiremock::Respond for ChatWithUsage {
+    fn respond(&self, req: &wiremock::Request) -> ResponseTemplate {
+        let ids = chat_ids(&req.body);
+        let answer: serde_json::Map<String, Value> =
+            ids.iter().map(|id| (id.clone(), json!(0.75))).collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "model": "local-judge",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": Value::Object(answer).to_string()
+            }}],
+            "usage": {"prompt_tokens": 500 + ids.len(), "completion_tokens": 6 * ids.len(), "total_tokens": 0}
+        }))
+    }
+}
+
+#[test]
+fn usage_is_summed_from_chat_answers() {
+    let (rt, server) = start();
+    rt.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ChatWithUsage)
+            .mount(&server),
+    );
+    let s = scorer(opts(&server));
+    // 45 pairs → batches of 20, 20, 5.
+    s.score(&request(45, 1_000, |_| 300), &NoProgress).unwrap();
+    let u = s.notes().usage.unwrap();
+    assert_eq!((u.requests, u.answered, u.reported), (3, 3, 3));
+    assert_eq!(u.input_tokens, 3 * 500 + 90);
+    assert_eq!(u.output_tokens, 6 * 90);
+    let mut pairs: Vec<usize> = u.per_request.iter().map(|l| l.pairs).collect();
+    pairs.sort_unstable();
+    assert_eq!(pairs, [5, 20, 20]);
+    assert!(u.estimated_input_tokens > 3_000);
+}
+
+#[test]
+fn oversize_pair_is_shrunk_for_chat_too() {
+    let (rt, server) = start();
+    rt.block_on(echo().mount(&server));
+    let req = request(2, 20_000, |i| if i == 1 { 120_000 } else { 200 });
+    let s = scorer(opts(&server));
+    let scores = s.score(&req, &NoProgress).unwrap();
+    assert!(scores.iter().all(|x| x.source == ScoreSource::Chat));
+    let n = s.notes();
+    assert_eq!(n.shrunk.len(), 1);
+    assert_eq!(n.shrunk[0].pair, "t1");
+    let reqs = requests(&rt, &server);
+    let user = |r: &wiremock::Request| {
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        v["messages"][1]["content"].as_str().unwrap().to_string()
+    };
+    assert!(
+        reqs.iter()
+            .map(user)
+            .any(|u| u.contains("### useful_t1\n") && u.contains("<output-middle")),
+        "t1 asked with windows"
+    );
+}

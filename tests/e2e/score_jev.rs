@@ -695,26 +695,305 @@ fn answers_completing_out_of_order_are_merged_by_id() {
 }
 
 #[test]
-fn oversize_pair_is_refused_locally_and_others_are_scored() {
+fn oversize_pair_is_shrunk_to_fit_and_scored_by_jev() {
     let (rt, server) = start();
     mount(&rt, &server, echo(Quirks::default()));
     // t1's question alone is over 32,000 × 0.95 with the state.
     let req = request(3, 20_000, |i| if i == 1 { 120_000 } else { 200 });
-    let o = JevOptions {
+    assert!(!batch::fits_alone(&req, &Limits::default(), 1));
+    let s = scorer(JevOptions {
         concurrency: 1,
         ..opts(&server)
-    };
-    let e = scorer(o).score(&req, &NoProgress).unwrap_err();
-    assert_eq!(e.kind, "too-large");
-    assert_eq!(e.status, None);
-    assert!(e.message.contains("pair t1"), "{}", e.message);
-    let ids: Vec<&str> = e.partial.iter().map(|s| s.pair_id.as_str()).collect();
+    });
+    let planned = s.planned_requests(&req);
+    let scores = s.score(&req, &NoProgress).unwrap();
+    assert_expected(&scores, 3);
+    let notes = s.notes();
+    assert_eq!(notes.shrunk.len(), 1, "{notes:?}");
+    let sh = &notes.shrunk[0];
     assert_eq!(
-        ids,
-        ["t0", "t2"],
-        "t0 and t2 share the batch that ran first; the oversize pair was refused without a request"
+        (sh.pair.as_str(), sh.windows.as_str(), sh.reason.as_str()),
+        ("t1", "2,500/1,500/2,500", "request limits")
     );
-    assert_eq!(requests(&rt, &server).len(), 1);
+    assert!(sh.to_tokens < sh.from_tokens);
+    assert!(notes.offline.is_empty());
+    assert!(
+        notes
+            .warnings
+            .iter()
+            .any(|w| w.contains("smaller output windows") && w.contains("t1 (2,500/1,500/2,500)")),
+        "{:?}",
+        notes.warnings
+    );
+    // What was sent for t1 is the shrunk rendering, within limit (b).
+    let reqs = requests(&rt, &server);
+    assert_eq!(reqs.len(), planned);
+    let sent = reqs
+        .iter()
+        .find(|r| jev_ids(&r.body).iter().any(|i| i == "useful_t1"))
+        .unwrap();
+    let v: Value = serde_json::from_slice(&sent.body).unwrap();
+    let ins = v["questions"]["useful_t1"]["instructions"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ins.contains("<output-middle chars=\"59,250-60,750\">"),
+        "middle window of 1,500 chars"
+    );
+    let q = batch::question_tokens(ins, batch::USEFUL_CRITERIA);
+    assert!(20_000 + q <= Limits::default().question_budget());
+    // Usage: one line per request, our estimate next to the server's count.
+    let u = notes.usage.unwrap();
+    assert_eq!((u.requests, u.answered, u.reported), (1, 1, 1));
+    assert_eq!(u.input_tokens, 1_000);
+    assert!(u.estimated_input_tokens > 20_000);
+}
+
+/// Limits (margin 1) under which the state plus the smallest rendering of `big` does not fit,
+/// but a 200-char pair does.
+fn tight_limits(
+    state: u64,
+    small: &pi_shake::score::PairProbe,
+    big: &pi_shake::score::PairProbe,
+) -> Limits {
+    let smallest = pi_shake::compact::questions::probe_at(
+        big.pair.clone(),
+        pi_shake::compact::questions::LADDER.len() - 1,
+    );
+    let lo = batch::pair_cost(small).total;
+    let hi = batch::pair_cost(&smallest).largest_question;
+    assert!(lo < hi, "{lo} {hi}");
+    Limits {
+        margin: 1.0,
+        question_max: state + (lo + hi) / 2,
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn pair_too_large_even_at_the_smallest_windows_is_scored_offline() {
+    let (rt, server) = start();
+    mount(&rt, &server, echo(Quirks::default()));
+    let mut req = request(3, 20_000, |i| if i == 1 { 120_000 } else { 200 });
+    // Long arguments keep even the smallest header large.
+    req.probes[1].pair.args = json!({"command": "x".repeat(20_000)});
+    let limits = tight_limits(20_000, &req.probes[0], &req.probes[1]);
+    let s = scorer(JevOptions {
+        limits,
+        ..opts(&server)
+    });
+    let planned = s.planned_requests(&req);
+    let scores = s.score(&req, &NoProgress).unwrap();
+    let got: Vec<(&str, ScoreSource)> = scores
+        .iter()
+        .map(|x| (x.pair_id.as_str(), x.source))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("t0", ScoreSource::Jev),
+            ("t1", ScoreSource::Offline),
+            ("t2", ScoreSource::Jev)
+        ]
+    );
+    let notes = s.notes();
+    assert_eq!(notes.offline.len(), 1);
+    assert_eq!(notes.offline[0].pair, "t1");
+    assert!(
+        notes.offline[0]
+            .reason
+            .contains("even with 300-char windows"),
+        "{}",
+        notes.offline[0].reason
+    );
+    assert!(
+        notes
+            .warnings
+            .iter()
+            .any(|w| w.contains("scored offline") && w.contains("t1")),
+        "{:?}",
+        notes.warnings
+    );
+    let reqs = requests(&rt, &server);
+    assert_eq!(reqs.len(), planned);
+    assert!(
+        reqs.iter()
+            .all(|r| !jev_ids(&r.body).iter().any(|i| i.ends_with("_t1"))),
+        "the unfit pair is never sent"
+    );
+}
+
+/// Answers 413 to bodies over `max` bytes, else like [`JevEcho`].
+struct SizeLimited {
+    max: usize,
+    echo: JevEcho,
+}
+
+impl wiremock::Respond for SizeLimited {
+    fn respond(&self, req: &wiremock::Request) -> ResponseTemplate {
+        if req.body.len() > self.max {
+            return ResponseTemplate::new(413).set_body_json(
+                json!({"error": {"type": "request_too_large", "message": "too large"}}),
+            );
+        }
+        self.echo.respond(req)
+    }
+}
+
+#[test]
+fn lone_pair_the_server_finds_too_large_walks_down_the_window_ladder() {
+    let (rt, server) = start();
+    mount(
+        &rt,
+        &server,
+        Mock::given(method("POST")).respond_with(SizeLimited {
+            max: 9_000,
+            echo: JevEcho::new(Quirks::default()),
+        }),
+    );
+    // Fits our limits whole (7,000 chars, twice) but not the server's 9,000-byte cap.
+    let req = request(1, 100, |_| 7_000);
+    let s = scorer(opts(&server));
+    let scores = s.score(&req, &NoProgress).unwrap();
+    assert_expected(&scores, 1);
+    let sizes: Vec<usize> = requests(&rt, &server)
+        .iter()
+        .map(|r| r.body.len())
+        .collect();
+    // Rungs 0 (whole), 1 (2,500/1,500/2,500), 2 (1,500 each) are refused; 3 (1,000 each) fits.
+    assert_eq!(sizes.len(), 4, "{sizes:?}");
+    assert!(sizes.windows(2).all(|w| w[1] < w[0]), "{sizes:?}");
+    let notes = s.notes();
+    assert_eq!(notes.shrunk.len(), 1);
+    assert_eq!(notes.shrunk[0].windows, "1,000/1,000/1,000");
+    assert_eq!(notes.shrunk[0].reason, "HTTP 413");
+    let u = notes.usage.unwrap();
+    assert_eq!((u.requests, u.answered), (4, 1));
+    let statuses: Vec<Option<u16>> = u.per_request.iter().map(|l| l.status).collect();
+    assert_eq!(statuses, [Some(413), Some(413), Some(413), Some(200)]);
+}
+
+#[test]
+fn lone_pair_still_too_large_at_the_smallest_windows_is_scored_offline() {
+    let (rt, server) = start();
+    mount(
+        &rt,
+        &server,
+        Mock::given(method("POST"))
+            .and(body_string_contains("\"useful_t1\""))
+            .respond_with(ResponseTemplate::new(413))
+            .with_priority(1),
+    );
+    mount(&rt, &server, echo(Quirks::default()));
+    let o = JevOptions {
+        limits: Limits {
+            max_pairs: 1,
+            ..Limits::default()
+        },
+        ..opts(&server)
+    };
+    let s = scorer(o);
+    let scores = s.score(&request(3, 100, |_| 7_000), &NoProgress).unwrap();
+    let src: Vec<ScoreSource> = scores.iter().map(|x| x.source).collect();
+    assert_eq!(
+        src,
+        [ScoreSource::Jev, ScoreSource::Offline, ScoreSource::Jev]
+    );
+    // t0 and t2 once each; t1 at every rung of the ladder.
+    let n = pi_shake::compact::questions::LADDER.len();
+    assert_eq!(requests(&rt, &server).len(), 2 + n);
+    let notes = s.notes();
+    assert_eq!(notes.offline.len(), 1);
+    assert!(
+        notes.offline[0].reason.contains("HTTP 413"),
+        "{}",
+        notes.offline[0].reason
+    );
+    assert_eq!(notes.shrunk[0].windows, "300/300/300");
+}
+
+#[test]
+fn usage_is_summed_and_listed_per_request() {
+    let (rt, server) = start();
+    mount(&rt, &server, echo(Quirks::default()));
+    let o = JevOptions {
+        limits: Limits {
+            request_max: 9_000,
+            ..Limits::default()
+        },
+        ..opts(&server)
+    };
+    let req = request(12, 1_000, |_| 3_000);
+    let s = scorer(o);
+    let planned = s.planned_requests(&req) as u64;
+    s.score(&req, &NoProgress).unwrap();
+    let u = s.notes().usage.unwrap();
+    assert!(planned >= 3);
+    assert_eq!(
+        (u.requests, u.answered, u.reported),
+        (planned, planned, planned)
+    );
+    assert_eq!((u.input_tokens, u.output_tokens), (1_000 * planned, 0));
+    assert_eq!(u.per_request.len() as u64, planned);
+    assert_eq!(u.per_request.iter().map(|l| l.pairs).sum::<usize>(), 12);
+    assert_eq!(
+        u.per_request
+            .iter()
+            .map(|l| l.estimated_tokens)
+            .sum::<u64>(),
+        u.estimated_input_tokens
+    );
+    let firsts: Vec<usize> = u
+        .per_request
+        .iter()
+        .map(|l| pair_number(&format!("_{}", l.first_pair)))
+        .collect();
+    assert!(
+        firsts.windows(2).all(|w| w[0] < w[1]),
+        "batch order: {firsts:?}"
+    );
+    assert!(u.per_request.iter().all(|l| l.status == Some(200)));
+    // Counted across runs separately: a second run starts from zero.
+    s.score(&request(1, 100, |_| 100), &NoProgress).unwrap();
+    assert_eq!(s.notes().usage.unwrap().requests, 1);
+}
+
+/// Scores `batches` one-pair batches against a server that holds each answer 400 ms; returns
+/// the most requests it saw in flight at once.
+fn max_in_flight(concurrency: Option<usize>, batches: usize) -> usize {
+    let srv = CountingServer::start(Duration::from_millis(400));
+    let mut o = JevOptions {
+        url: Some(srv.url.clone()),
+        limits: Limits {
+            max_pairs: 1,
+            ..Limits::default()
+        },
+        request_timeout: Duration::from_secs(20),
+        ..JevOptions::default()
+    };
+    if let Some(n) = concurrency {
+        o.concurrency = n;
+    }
+    let scores = scorer(o)
+        .score(&request(batches, 100, |_| 200), &NoProgress)
+        .unwrap();
+    assert_expected(&scores, batches);
+    assert_eq!(srv.total.load(Ordering::SeqCst), batches);
+    assert_eq!(srv.current.load(Ordering::SeqCst), 0);
+    srv.max.load(Ordering::SeqCst)
+}
+
+#[test]
+fn at_most_four_requests_in_flight_by_default() {
+    assert_eq!(JevOptions::default().concurrency, 4);
+    assert_eq!(max_in_flight(None, 16), 4);
+}
+
+#[test]
+fn fewer_requests_in_flight_when_asked() {
+    for n in [1, 2, 3] {
+        assert_eq!(max_in_flight(Some(n), 4 * n + 2), n, "concurrency {n}");
+    }
 }
 
 #[test]

@@ -231,3 +231,78 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .unwrap()
 }
+
+/// A System One server on 127.0.0.1 (one thread per connection) that holds every answer for
+/// `delay` and counts the requests in flight: `max` is the most seen at once. Answers like
+/// [`JevEcho`] (with `usage`), closing each connection.
+pub struct CountingServer {
+    pub url: String,
+    pub current: std::sync::Arc<AtomicUsize>,
+    pub max: std::sync::Arc<AtomicUsize>,
+    pub total: std::sync::Arc<AtomicUsize>,
+}
+
+impl CountingServer {
+    pub fn start(delay: Duration) -> CountingServer {
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::sync::Arc;
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/systemone", l.local_addr().unwrap());
+        let current = Arc::new(AtomicUsize::new(0));
+        let max = Arc::new(AtomicUsize::new(0));
+        let total = Arc::new(AtomicUsize::new(0));
+        let (c, m, t) = (current.clone(), max.clone(), total.clone());
+        std::thread::spawn(move || {
+            for stream in l.incoming() {
+                let Ok(mut s) = stream else { continue };
+                let (c, m, t) = (c.clone(), m.clone(), t.clone());
+                std::thread::spawn(move || {
+                    let mut r = BufReader::new(s.try_clone().unwrap());
+                    let mut len = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        if r.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let line = line.trim_end().to_ascii_lowercase();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some(v) = line.strip_prefix("content-length:") {
+                            len = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0u8; len];
+                    if r.read_exact(&mut body).is_err() {
+                        return;
+                    }
+                    let now = c.fetch_add(1, Ordering::SeqCst) + 1;
+                    m.fetch_max(now, Ordering::SeqCst);
+                    t.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(delay);
+                    let mut answers = serde_json::Map::new();
+                    for id in jev_ids(&body) {
+                        let v = value_for(&id);
+                        answers.insert(id, json!({"type": "noul", "noul": v}));
+                    }
+                    let out = json!({"model": "jev-1.13.0", "answers": answers,
+                        "usage": {"input_tokens": 1000, "output_tokens": 0}})
+                    .to_string();
+                    c.fetch_sub(1, Ordering::SeqCst);
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                        out.len(),
+                        out
+                    );
+                });
+            }
+        });
+        CountingServer {
+            url,
+            current,
+            max,
+            total,
+        }
+    }
+}
