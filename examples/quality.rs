@@ -75,7 +75,7 @@ fn parse() -> Result<Args> {
             .unwrap_or_else(|| root.join("target/release/pi-shake")),
         sessions: Vec::new(),
         runs: Vec::new(),
-        needles: 0,
+        needles: 16,
         seed: 1,
         real: true,
         quick: false,
