@@ -18,7 +18,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::harness::{CaseSpec, FactRule, LaterJob};
+use super::harness::{CaseSpec, FactRule, LaterJob};
 
 /// Where in its output a needle sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -422,7 +422,7 @@ fn k8s_yaml(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
 fn k8s_events(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
     let pod = format!("reconciler-{}-{}", rng.hex(9), rng.alnum(5));
     let line = format!(
-        "  Warning  BackOff    {}m{}s (x{} over {}m)  kubelet  Back-off restarting failed container manager in pod {pod}_fleet-system",
+        "  Warning  BackOff    {}m{}s (x{} over {}m)  kubelet  Back-off restarting failed container manager in pod {pod} (fleet-system)",
         rng.between(1, 9),
         rng.below(60),
         rng.between(12, 80),
@@ -496,7 +496,7 @@ fn go_panic(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
         kind: "go-panic",
         line: line.clone(),
         hint: "the nil pointer panic in the operator".into(),
-        later_text: format!("The panic is in ({ty}).{method}, {file}:{lineno}."),
+        later_text: format!("The panic is in ({ty}).{method}: /workspace/{file}:{lineno}."),
         later_call: (
             "read",
             json!({"path": file, "offset": lineno.saturating_sub(20), "limit": 45}),
@@ -917,7 +917,7 @@ fn ts_build(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
         kind: "ts-build",
         line: line.clone(),
         hint: "the type error that breaks the production build".into(),
-        later_text: format!("The build breaks at {file}:{l}:{c}."),
+        later_text: format!("The build breaks at ./{file}:{l}:{c} (a missing field)."),
         later_call: (
             "read",
             json!({"path": file, "offset": l.saturating_sub(10), "limit": 25}),

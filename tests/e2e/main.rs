@@ -13,6 +13,7 @@ mod kit;
 mod needles;
 mod output;
 mod props;
+mod quality;
 mod resume;
 mod shake;
 mod shell;
