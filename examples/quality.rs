@@ -12,7 +12,7 @@
 //! `--run 'LABEL=ARGS'` (repeatable; replaces the default runs; ARGS split on spaces; a label
 //! starting with `pi-size` runs only at real pi compactions, with `--max-summary-tokens` = pi's
 //! summary size; `--target-ratio R` in ARGS sizes the baselines when pi-shake writes nothing),
-//! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 16; 0
+//! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
 //! = none), `--seed S` (needle seed, default 1), `--no-real`, `--quick` (the 50% cut and the
 //! first run only), `--out DIR` (default `target/quality`), `--json FILE`.
 
@@ -75,7 +75,7 @@ fn parse() -> Result<Args> {
             .unwrap_or_else(|| root.join("target/release/pi-shake")),
         sessions: Vec::new(),
         runs: Vec::new(),
-        needles: 16,
+        needles: 32,
         seed: 1,
         real: true,
         quick: false,

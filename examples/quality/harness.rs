@@ -9,7 +9,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -326,9 +326,10 @@ pub enum FactRule {
     /// The predictive rule: distinctive strings of the region's tool output that the later
     /// lines use and that neither the kept part nor the region's prose holds.
     Predictive,
-    /// Given lines (needles) that must survive verbatim; `distractors` are reported beside.
+    /// Given lines (needles, each with a label such as its position) that must survive
+    /// verbatim; `distractors` are reported beside.
     Lines {
-        needles: Vec<String>,
+        needles: Vec<(String, String)>,
         distractors: Vec<String>,
     },
 }
@@ -344,6 +345,8 @@ pub struct Case {
     /// pi's own summary at this cut (pi compaction points only).
     pub pi_summary: Option<String>,
     pub facts: Vec<String>,
+    /// A label per fact (needles: their position), or none.
+    pub labels: Vec<String>,
     pub distractors: Vec<String>,
     /// Facts are distinctive strings, kept when the summary holds the same string as a
     /// distinctive string of its own (not merely inside a longer one); else lines, kept when
@@ -351,8 +354,15 @@ pub struct Case {
     pub by_token: bool,
 }
 
+/// The facts a case is scored on.
+pub struct Facts {
+    pub facts: Vec<String>,
+    pub labels: Vec<String>,
+    pub distractors: Vec<String>,
+}
+
 /// The facts of a prepared prefix under `rule`.
-pub fn facts_of(p: &Prepared, rule: &FactRule) -> (Vec<String>, Vec<String>) {
+pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
     let region_out: String = p
         .region
         .iter()
@@ -389,18 +399,23 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> (Vec<String>, Vec<String>) {
                 .into_iter()
                 .filter(|t| later.contains(t) && !excl.contains(t))
                 .collect();
-            (facts.into_iter().collect(), Vec::new())
+            Facts {
+                facts: facts.into_iter().collect(),
+                labels: Vec::new(),
+                distractors: Vec::new(),
+            }
         }
         FactRule::Lines {
             needles,
             distractors,
         } => {
-            let keep =
-                |l: &&String| region_out.contains(l.as_str()) && !kept_text.contains(l.as_str());
-            (
-                needles.iter().filter(keep).cloned().collect(),
-                distractors.iter().filter(keep).cloned().collect(),
-            )
+            let keep = |l: &str| region_out.contains(l) && !kept_text.contains(l);
+            let needles: Vec<&(String, String)> = needles.iter().filter(|(l, _)| keep(l)).collect();
+            Facts {
+                facts: needles.iter().map(|(l, _)| l.clone()).collect(),
+                labels: needles.iter().map(|(_, k)| k.clone()).collect(),
+                distractors: distractors.iter().filter(|l| keep(l)).cloned().collect(),
+            }
         }
     }
 }
@@ -727,6 +742,26 @@ pub struct Score {
     pub distractors_kept: usize,
     pub summary_tokens: u64,
     pub region_tokens: u64,
+    /// [kept, facts] per fact label (needle position), when the case has labels.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_label: BTreeMap<String, [usize; 2]>,
+}
+
+/// The facts of `case` that `text` does not hold.
+pub fn missed_facts(case: &Case, text: &str) -> Vec<String> {
+    let mut set = HashSet::new();
+    distinctive_into(text, &mut set);
+    case.facts
+        .iter()
+        .filter(|f| {
+            if case.by_token {
+                !set.contains(*f)
+            } else {
+                !text.contains(f.as_str())
+            }
+        })
+        .cloned()
+        .collect()
 }
 
 impl Score {
@@ -742,7 +777,14 @@ impl Score {
                 text.contains(f.as_str())
             }
         };
+        let mut by_label: BTreeMap<String, [usize; 2]> = BTreeMap::new();
+        for (f, l) in case.facts.iter().zip(&case.labels) {
+            let e = by_label.entry(l.clone()).or_default();
+            e[0] += usize::from(holds(f));
+            e[1] += 1;
+        }
         Score {
+            by_label,
             facts: case.facts.len(),
             kept: case.facts.iter().filter(|f| holds(f)).count(),
             distractors: case.distractors.len(),
@@ -775,10 +817,16 @@ pub struct Total {
     pub distractors_kept: usize,
     pub summary_tokens: u64,
     pub region_tokens: u64,
+    pub by_label: BTreeMap<String, [usize; 2]>,
 }
 
 impl Total {
     pub fn add(&mut self, s: &Score) {
+        for (l, [k, n]) in &s.by_label {
+            let e = self.by_label.entry(l.clone()).or_default();
+            e[0] += k;
+            e[1] += n;
+        }
         self.cases += 1;
         self.facts += s.facts;
         self.kept += s.kept;
@@ -918,7 +966,11 @@ pub fn build_cases(specs: Vec<CaseSpec>) -> Result<(Vec<Case>, Vec<Skip>)> {
             skips.push(skip("no keepRecentTokens reproduces pi's cut".into()));
             continue;
         }
-        let (facts, distractors) = facts_of(&p, &s.rule);
+        let Facts {
+            facts,
+            labels,
+            distractors,
+        } = facts_of(&p, &s.rule);
         cases.push(Case {
             session: s.session,
             point: s.point,
@@ -927,6 +979,7 @@ pub fn build_cases(specs: Vec<CaseSpec>) -> Result<(Vec<Case>, Vec<Skip>)> {
             pi_summary: s.pi_summary,
             prepared: p,
             facts,
+            labels,
             distractors,
             by_token: matches!(s.rule, FactRule::Predictive),
         });
@@ -954,6 +1007,12 @@ pub struct Row {
     pub pi_loads: Option<bool>,
     /// pi-shake's firstKeptEntryId equals pi's own cut.
     pub same_cut: Option<bool>,
+    /// The budget the run asked for (target ratio × region, or pi's summary size), and whether
+    /// pi-shake's summary stayed within 5% of it.
+    pub budget_tokens: Option<u64>,
+    pub within_budget: Option<bool>,
+    /// The facts pi-shake's summary lost (for tuning: these are training sessions).
+    pub missed: Vec<String>,
 }
 
 /// Per-case baselines that do not depend on a size.
@@ -1043,9 +1102,12 @@ pub fn measure(
                 eprintln!("  {} {} {} …", case.session, case.point, r.label);
             }
             let outcome = run_pi_shake(bin, &case.prefix, &copy, case.keep, &args)?;
-            let ours = match &outcome {
-                Outcome::Written { summary, .. } => Some(Score::of(case, summary)),
-                _ => None,
+            let (ours, missed) = match &outcome {
+                Outcome::Written { summary, .. } => {
+                    let sc = Score::of(case, summary);
+                    (Some(sc), missed_facts(case, summary))
+                }
+                _ => (None, Vec::new()),
             };
             let pi_summary = if r.pi_size {
                 case.pi_summary.as_deref().map(|s| Score::of(case, s))
@@ -1060,6 +1122,15 @@ pub fn measure(
                     Some("target"),
                 ),
                 _ => (None, None),
+            };
+            let budget_tokens = match (&case.pi_summary, r.pi_size, r.ratio) {
+                (Some(s), true, _) => Some(tokens_of(s)),
+                (_, _, Some(ratio)) => Some((p.region_tokens() as f64 * ratio).round() as u64),
+                _ => None,
+            };
+            let within_budget = match (&ours, budget_tokens) {
+                (Some(o), Some(b)) => Some(o.summary_tokens as f64 <= b as f64 * 1.05),
+                _ => None,
             };
             let same_cut = match &outcome {
                 Outcome::Written {
@@ -1082,6 +1153,9 @@ pub fn measure(
                 pi_summary,
                 pi_loads: None,
                 same_cut,
+                budget_tokens,
+                within_budget,
+                missed,
             });
         }
     }
@@ -1164,8 +1238,9 @@ fn outcome_word(o: &Outcome) -> &'static str {
     }
 }
 
-/// Markdown: one table per session, then the totals per run.
-pub fn markdown(rep: &Report, with_distractors: bool) -> String {
+/// Markdown: one table per session (unless `needles`), then the totals per run (with
+/// `needles`: also per needle position, and the share of distractors kept).
+pub fn markdown(rep: &Report, needles: bool) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let _ = writeln!(s, "binary: `{}` ({})\n", rep.bin.display(), rep.version);
@@ -1179,17 +1254,18 @@ pub fn markdown(rep: &Report, with_distractors: bool) -> String {
             sessions.push(&f.session);
         }
     }
-    for sess in &sessions {
+    for sess in sessions.iter().filter(|_| !needles) {
         let _ = writeln!(s, "### {sess}\n");
         let _ = writeln!(
             s,
-            "| point | region tokens | facts | keep-all | drop-all | pi 2,000-char serialization |\n|---|---:|---:|---|---|---|"
+            "| point | keepRecentTokens | region tokens | facts | keep-all | drop-all | pi 2,000-char serialization |\n|---|---:|---:|---:|---|---|---|"
         );
         for f in rep.fixed.iter().filter(|f| f.session == *sess) {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 f.point,
+                f.keep,
                 f.region_tokens,
                 f.facts.len(),
                 score_cell(&Some(f.keep_all.clone())),
@@ -1242,7 +1318,7 @@ pub fn markdown(rep: &Report, with_distractors: bool) -> String {
     );
     let _ = writeln!(
         s,
-        "| run | points | written | pi loads | pi-shake | head+tail, same size | naive line keeper, same size | pi's summary |\n|---|---:|---:|---:|---|---|---|---|"
+        "| run | points | written | pi loads | same cut as pi | within 5% of budget | pi-shake | head+tail, same size | naive line keeper, same size | pi's summary |\n|---|---:|---:|---:|---:|---:|---|---|---|---|"
     );
     let mut labels: Vec<&str> = Vec::new();
     for r in &rep.rows {
@@ -1277,6 +1353,14 @@ pub fn markdown(rep: &Report, with_distractors: bool) -> String {
             .filter(|r| matches!(r.outcome, Outcome::Written { .. }))
             .count();
         let loads = rs.iter().filter(|r| r.pi_loads == Some(true)).count();
+        let same = rs.iter().filter(|r| r.same_cut == Some(true)).count();
+        let budgeted = rs.iter().filter(|r| r.within_budget.is_some()).count();
+        let within = rs.iter().filter(|r| r.within_budget == Some(true)).count();
+        let within = if budgeted == 0 {
+            "–".to_string()
+        } else {
+            format!("{within}/{budgeted}")
+        };
         let ours = if written == 0 {
             rs.first()
                 .map_or("–", |r| outcome_word(&r.outcome))
@@ -1286,22 +1370,38 @@ pub fn markdown(rep: &Report, with_distractors: bool) -> String {
         };
         let _ = writeln!(
             s,
-            "| {l} | {} | {written} | {loads}/{written} | {ours} | {} | {} | {} |",
+            "| {l} | {} | {written} | {loads}/{written} | {same}/{written} | {within} | {ours} | {} | {} | {} |",
             rs.len(),
             total_cell(&t.1),
             total_cell(&t.2),
             total_cell(&t.3),
         );
-        if with_distractors && t.0.distractors > 0 {
+        if needles {
+            let label_cell = |t: &Total, l: &str| {
+                t.by_label
+                    .get(l)
+                    .map_or("–".to_string(), |[k, n]| ratio(*k, *n))
+            };
+            let labels: BTreeSet<&String> = t.1.by_label.keys().collect();
+            for lab in labels {
+                let _ = writeln!(
+                    s,
+                    "|  | {lab} needles |  |  |  |  | {} | {} | {} |  |",
+                    label_cell(&t.0, lab),
+                    label_cell(&t.1, lab),
+                    label_cell(&t.2, lab),
+                );
+            }
+            let share = |t: &Total| {
+                t.distractor_share()
+                    .map_or("–".into(), |x| format!("{x:.2}"))
+            };
             let _ = writeln!(
                 s,
-                "|  | distractors kept |  |  | {} | {} | {} |  |",
-                t.0.distractor_share()
-                    .map_or("–".into(), |x| format!("{x:.2}")),
-                t.1.distractor_share()
-                    .map_or("–".into(), |x| format!("{x:.2}")),
-                t.2.distractor_share()
-                    .map_or("–".into(), |x| format!("{x:.2}")),
+                "|  | distractors kept |  |  |  |  | {} | {} | {} |  |",
+                share(&t.0),
+                share(&t.1),
+                share(&t.2),
             );
         }
     }

@@ -1332,7 +1332,11 @@ pub fn specs(seed: u64, n: usize, work: &Path) -> Result<Vec<CaseSpec>> {
             }),
             pi_summary: None,
             rule: FactRule::Lines {
-                needles: g.needles.iter().map(|(_, l, _)| l.clone()).collect(),
+                needles: g
+                    .needles
+                    .iter()
+                    .map(|(_, l, p)| (l.clone(), format!("{p:?}").to_lowercase()))
+                    .collect(),
                 distractors: g.distractors,
             },
         });

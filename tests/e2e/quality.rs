@@ -72,7 +72,7 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
             "{\"path\":\"epsilon/zeta3\",\"x\":\"summary_only_1 notInRegion9\"}".into(),
         ],
     };
-    let (facts, _) = harness::facts_of(&p, &FactRule::Predictive);
+    let facts = harness::facts_of(&p, &FactRule::Predictive).facts;
     assert_eq!(facts, ["alpha_beta_1"]);
     let case = Case {
         session: "s".into(),
@@ -82,6 +82,7 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
         prepared: p,
         pi_summary: None,
         facts,
+        labels: Vec::new(),
         distractors: Vec::new(),
         by_token: true,
     };
