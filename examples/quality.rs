@@ -14,7 +14,8 @@
 //! summary size; `--target-ratio R` in ARGS sizes the baselines when pi-shake writes nothing),
 //! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
 //! = none), `--seed S` (needle seed, default 1), `--no-real`, `--quick` (the 50% cut and the
-//! first run only), `--out DIR` (default `target/quality`), `--json FILE`.
+//! first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
+//! there), `--json` (JSON on stdout instead of markdown).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -39,7 +40,9 @@ struct Args {
     real: bool,
     quick: bool,
     out: PathBuf,
+    /// `--json FILE`: also write the JSON there; `--json` alone: JSON on stdout, no markdown.
     json: Option<PathBuf>,
+    json_stdout: bool,
 }
 
 fn run_spec(label: &str, args: &str) -> RunSpec {
@@ -81,11 +84,16 @@ fn parse() -> Result<Args> {
         quick: false,
         out: root.join("target/quality"),
         json: None,
+        json_stdout: false,
     };
-    let mut it = std::env::args().skip(1);
+    let mut it = std::env::args().skip(1).peekable();
     while let Some(flag) = it.next() {
         let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
         match flag.as_str() {
+            "--json" => match it.next_if(|v| !v.starts_with('-')) {
+                Some(f) => a.json = Some(f.into()),
+                None => a.json_stdout = true,
+            },
             "--bin" => a.bin = val()?.into(),
             "--session" => a.sessions.push(val()?.into()),
             "--run" => {
@@ -98,7 +106,7 @@ fn parse() -> Result<Args> {
             "--no-real" => a.real = false,
             "--quick" => a.quick = true,
             "--out" => a.out = val()?.into(),
-            "--json" => a.json = Some(val()?.into()),
+
             "--" => {
                 let rest: Vec<String> = it.by_ref().collect();
                 a.runs.push(run_spec("args", &rest.join(" ")));
@@ -152,10 +160,13 @@ fn main() -> Result<()> {
         eprintln!("real sessions: {} points", specs.len());
         let (cases, skips) = harness::build_cases(specs)?;
         let rep = harness::measure(&a.bin, &cases, skips, &a.runs, &work, true)?;
-        println!(
-            "## Real sessions, predictive\n\n{}",
-            harness::markdown(&rep, false)
-        );
+        if !a.json_stdout {
+            println!(
+                "## Real sessions, predictive\n\n{}",
+                harness::markdown(&rep, false)
+            );
+        }
+        doc["realTotals"] = serde_json::to_value(harness::totals(&rep))?;
         doc["real"] = serde_json::to_value(&rep)?;
     }
     if a.needles > 0 {
@@ -165,17 +176,23 @@ fn main() -> Result<()> {
         let (cases, skips) = harness::build_cases(specs)?;
         let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
         let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
-        println!(
-            "## Held-out needles (seed {}, {} sessions)\n\n{}",
-            a.seed,
-            a.needles,
-            harness::markdown(&rep, true)
-        );
+        if !a.json_stdout {
+            println!(
+                "## Held-out needles (seed {}, {} sessions)\n\n{}",
+                a.seed,
+                a.needles,
+                harness::markdown(&rep, true)
+            );
+        }
+        doc["needleTotals"] = serde_json::to_value(harness::totals(&rep))?;
         doc["needles"] = serde_json::to_value(&rep)?;
     }
     eprintln!("total {:.0} s", t0.elapsed().as_secs_f64());
     if let Some(j) = &a.json {
         std::fs::write(j, serde_json::to_string_pretty(&doc)?)?;
+    }
+    if a.json_stdout {
+        println!("{}", serde_json::to_string(&doc)?);
     }
     Ok(())
 }

@@ -426,6 +426,7 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
 
 /// One configuration of pi-shake to measure (extra arguments after `compact --force`).
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunSpec {
     pub label: String,
     pub args: Vec<String>,
@@ -1200,6 +1201,78 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
+/// One run summed over every point it ran at.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunTotal {
+    pub run: String,
+    pub points: usize,
+    pub written: usize,
+    pub pi_loads: usize,
+    pub same_cut: usize,
+    /// Points with a budget, and how many summaries stayed within 5% of it.
+    pub budgeted: usize,
+    pub within_budget: usize,
+    /// The first point's outcome in words (`written`, `flag unsupported`, …).
+    pub outcome: String,
+    pub pi_shake: Total,
+    pub head_tail: Total,
+    pub naive_lines: Total,
+    pub pi_summary: Total,
+}
+
+/// Totals per run, in the order the runs first appear.
+pub fn totals(rep: &Report) -> Vec<RunTotal> {
+    let mut labels: Vec<&str> = Vec::new();
+    for r in &rep.rows {
+        if !labels.contains(&r.run.as_str()) {
+            labels.push(&r.run);
+        }
+    }
+    labels
+        .into_iter()
+        .map(|l| {
+            let rs: Vec<&Row> = rep.rows.iter().filter(|r| r.run == l).collect();
+            let mut t = RunTotal {
+                run: l.to_string(),
+                points: rs.len(),
+                written: 0,
+                pi_loads: 0,
+                same_cut: 0,
+                budgeted: 0,
+                within_budget: 0,
+                outcome: rs
+                    .first()
+                    .map_or("–", |r| outcome_word(&r.outcome))
+                    .to_string(),
+                pi_shake: Total::default(),
+                head_tail: Total::default(),
+                naive_lines: Total::default(),
+                pi_summary: Total::default(),
+            };
+            for r in rs {
+                t.written += usize::from(matches!(r.outcome, Outcome::Written { .. }));
+                t.pi_loads += usize::from(r.pi_loads == Some(true));
+                t.same_cut += usize::from(r.same_cut == Some(true));
+                t.budgeted += usize::from(r.within_budget.is_some());
+                t.within_budget += usize::from(r.within_budget == Some(true));
+                let pairs = [
+                    (&r.ours, &mut t.pi_shake),
+                    (&r.head_tail, &mut t.head_tail),
+                    (&r.naive_lines, &mut t.naive_lines),
+                    (&r.pi_summary, &mut t.pi_summary),
+                ];
+                for (score, total) in pairs {
+                    if let Some(x) = score {
+                        total.add(x);
+                    }
+                }
+            }
+            t
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Markdown
 // ---------------------------------------------------------------------------------------------
@@ -1320,61 +1393,29 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
         s,
         "| run | points | written | pi loads | same cut as pi | within 5% of budget | pi-shake | head+tail, same size | naive line keeper, same size | pi's summary |\n|---|---:|---:|---:|---:|---:|---|---|---|---|"
     );
-    let mut labels: Vec<&str> = Vec::new();
-    for r in &rep.rows {
-        if !labels.contains(&r.run.as_str()) {
-            labels.push(&r.run);
-        }
-    }
-    for l in labels {
-        let rs: Vec<&Row> = rep.rows.iter().filter(|r| r.run == l).collect();
-        let mut t = (
-            Total::default(),
-            Total::default(),
-            Total::default(),
-            Total::default(),
-        );
-        for r in &rs {
-            if let Some(x) = &r.ours {
-                t.0.add(x);
-            }
-            if let Some(x) = &r.head_tail {
-                t.1.add(x);
-            }
-            if let Some(x) = &r.naive_lines {
-                t.2.add(x);
-            }
-            if let Some(x) = &r.pi_summary {
-                t.3.add(x);
-            }
-        }
-        let written = rs
-            .iter()
-            .filter(|r| matches!(r.outcome, Outcome::Written { .. }))
-            .count();
-        let loads = rs.iter().filter(|r| r.pi_loads == Some(true)).count();
-        let same = rs.iter().filter(|r| r.same_cut == Some(true)).count();
-        let budgeted = rs.iter().filter(|r| r.within_budget.is_some()).count();
-        let within = rs.iter().filter(|r| r.within_budget == Some(true)).count();
-        let within = if budgeted == 0 {
+    for rt in totals(rep) {
+        let t = (&rt.pi_shake, &rt.head_tail, &rt.naive_lines, &rt.pi_summary);
+        let written = rt.written;
+        let ours = if written == 0 {
+            rt.outcome.clone()
+        } else {
+            total_cell(t.0)
+        };
+        let within = if rt.budgeted == 0 {
             "–".to_string()
         } else {
-            format!("{within}/{budgeted}")
-        };
-        let ours = if written == 0 {
-            rs.first()
-                .map_or("–", |r| outcome_word(&r.outcome))
-                .to_string()
-        } else {
-            total_cell(&t.0)
+            format!("{}/{}", rt.within_budget, rt.budgeted)
         };
         let _ = writeln!(
             s,
-            "| {l} | {} | {written} | {loads}/{written} | {same}/{written} | {within} | {ours} | {} | {} | {} |",
-            rs.len(),
-            total_cell(&t.1),
-            total_cell(&t.2),
-            total_cell(&t.3),
+            "| {} | {} | {written} | {}/{written} | {}/{written} | {within} | {ours} | {} | {} | {} |",
+            rt.run,
+            rt.points,
+            rt.pi_loads,
+            rt.same_cut,
+            total_cell(t.1),
+            total_cell(t.2),
+            total_cell(t.3),
         );
         if needles {
             let label_cell = |t: &Total, l: &str| {
@@ -1387,9 +1428,9 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
                 let _ = writeln!(
                     s,
                     "|  | {lab} needles |  |  |  |  | {} | {} | {} |  |",
-                    label_cell(&t.0, lab),
-                    label_cell(&t.1, lab),
-                    label_cell(&t.2, lab),
+                    label_cell(t.0, lab),
+                    label_cell(t.1, lab),
+                    label_cell(t.2, lab),
                 );
             }
             let share = |t: &Total| {
@@ -1399,9 +1440,9 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
             let _ = writeln!(
                 s,
                 "|  | distractors kept |  |  |  |  | {} | {} | {} |  |",
-                share(&t.0),
-                share(&t.1),
-                share(&t.2),
+                share(t.0),
+                share(t.1),
+                share(t.2),
             );
         }
     }
