@@ -181,7 +181,7 @@ fn make(rng: &mut Rng, project: &str, kind: &str, bytes: usize, pos: Option<Pos>
         "csv-metrics" => csv_metrics(rng, bytes, pos),
         "sql-rows" => sql_rows(rng, bytes, pos),
         "web-search" => web_search(rng, project, bytes, pos),
-        "diff-hunk" => diff_hunk(rng, bytes, pos),
+        "diff-hunk" => diff_hunk(rng, project, bytes, pos),
         "ts-build" => ts_build(rng, bytes, pos),
         _ => tf_plan(rng, bytes, pos),
     }
@@ -842,7 +842,10 @@ fn web_search(rng: &mut Rng, project: &str, bytes: usize, pos: Option<Pos>) -> M
     }
 }
 
-fn diff_hunk(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
+fn diff_hunk(rng: &mut Rng, project: &str, bytes: usize, pos: Option<Pos>) -> Made {
+    if project == "fleet-operator" {
+        return diff_hunk_go(rng, bytes, pos);
+    }
     let (retries, backoff) = (rng.between(3, 12), rng.between(50, 900));
     let line = format!(
         "+  retryBudget: new RetryBudget({{ maxRetries: {retries}, backoffMs: {backoff} }}),"
@@ -894,6 +897,79 @@ fn diff_hunk(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
                 "-  retryBudget: new RetryBudget({{ maxRetries: {}, backoffMs: {} }}),",
                 r.between(1, 3),
                 r.between(10, 40)
+            )
+        },
+    );
+    lines.insert(0, format!("commit {sha}"));
+    Made {
+        tool: "bash",
+        args: json!({"command": format!("git show {}", &sha[..10])}),
+        lines,
+        needle,
+        distractors,
+    }
+}
+
+/// The Go operator's diffs: a requeue interval changed in a controller.
+fn diff_hunk_go(rng: &mut Rng, bytes: usize, pos: Option<Pos>) -> Made {
+    let pkg = rng.of(GO_PKGS).to_string();
+    let secs = rng.between(2, 90);
+    let line = format!(
+        "+\t\treturn ctrl.Result{{RequeueAfter: {secs} * time.Second}}, nil // {pkg}: was 5m"
+    );
+    let file = format!("internal/{pkg}/controller.go");
+    let needle = pos.map(|_| Needle {
+        kind: "diff-hunk",
+        line: line.clone(),
+        hint: "undo the requeue change from that commit".into(),
+        later_text: format!("Restoring the 5m requeue in {file}."),
+        later_call: (
+            "edit",
+            json!({"path": file, "oldText": format!("\t\treturn ctrl.Result{{RequeueAfter: {secs} * time.Second}}, nil // {pkg}: was 5m"), "newText": "\t\treturn ctrl.Result{RequeueAfter: 5 * time.Minute}, nil"}),
+        ),
+    });
+    let sha = rng.hex(40);
+    let (mut lines, distractors) = assemble(
+        rng,
+        bytes,
+        &mut |r, i| match i % 6 {
+            0 => format!(
+                "@@ -{},{} +{},{} @@ func (r *{}) {}(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {{",
+                r.between(1, 900),
+                r.between(3, 30),
+                r.between(1, 900),
+                r.between(3, 30),
+                r.of(GO_TYPES),
+                r.of(&["Reconcile", "reconcileStatus", "ensureFinalizer"])
+            ),
+            1 | 2 => format!(
+                " \t{} := {}",
+                r.alnum(6),
+                r.of(&[
+                    "r.Get(ctx, req.NamespacedName, &obj)",
+                    "log.FromContext(ctx)",
+                    "metav1.Now()",
+                    "len(obj.Spec.Shards)"
+                ])
+            ),
+            3 => format!(
+                "-\tif err != nil {{ return ctrl.Result{{}}, fmt.Errorf(\"{}: %w\", err) }}",
+                r.alnum(8)
+            ),
+            4 => format!(
+                "diff --git a/internal/{0}/{1}.go b/internal/{0}/{1}.go",
+                r.of(GO_PKGS),
+                r.alnum(6)
+            ),
+            _ => format!("index {}..{} 100644", r.hex(7), r.hex(7)),
+        },
+        needle
+            .as_ref()
+            .map(|n| (n.line.as_str(), pos.unwrap_or(Pos::Middle))),
+        &mut |r| {
+            format!(
+                "-\t\treturn ctrl.Result{{RequeueAfter: {} * time.Minute}}, nil",
+                r.between(1, 30)
             )
         },
     );

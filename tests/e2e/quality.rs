@@ -106,8 +106,8 @@ fn head_tail_never_splits_a_string() {
 
 #[test]
 fn heldout_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..4).map(|i| heldout::generate_one(3, i)).collect();
-    let b: Vec<_> = (0..4).map(|i| heldout::generate_one(3, i)).collect();
+    let a: Vec<_> = (0..8).map(|i| heldout::generate_one(3, i)).collect();
+    let b: Vec<_> = (0..8).map(|i| heldout::generate_one(3, i)).collect();
     let c = heldout::generate_one(4, 0);
     assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
     let dir = temp_dir("heldout");
