@@ -145,8 +145,26 @@ fn parse() -> Result<Args> {
 
 fn main() -> Result<()> {
     let a = parse()?;
-    let _ = std::fs::remove_dir_all(&a.out);
+    // The work directory is ours only if it is new or holds our marker: never delete anything else.
+    let marker = a.out.join(".pi-shake-quality");
+    if a.out.exists() {
+        // (Runs before the marker existed left only these two folders.)
+        let ours = std::fs::read_dir(&a.out)?
+            .filter_map(|e| e.ok())
+            .all(|e| ["real", "needles"].contains(&e.file_name().to_string_lossy().as_ref()));
+        if !ours && !marker.exists() {
+            bail!(
+                "{} exists and is not a quality work directory; pass another --out",
+                a.out.display()
+            );
+        }
+        std::fs::remove_dir_all(&a.out)?;
+    }
     std::fs::create_dir_all(&a.out)?;
+    std::fs::write(
+        &marker,
+        "work directory of examples/quality.rs; deleted on every run\n",
+    )?;
     let mut doc = json!({"bin": a.bin, "runs": a.runs});
     let t0 = std::time::Instant::now();
     if a.real {
