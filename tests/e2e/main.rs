@@ -21,6 +21,7 @@ mod old_pi;
 mod orphans;
 mod output;
 mod props;
+mod quality;
 mod readme;
 mod repo;
 mod resume;

@@ -1,0 +1,221 @@
+//! The compaction-quality benchmarks of issues 12 and 19, driving a `pi-shake` binary from
+//! outside (method and numbers: `benches/quality/README.md`).
+//!
+//! ```text
+//! cargo run --release --example quality -- --bin target/release/pi-shake
+//! cargo run --release --example quality -- --bin ../wt-compact/target/release/pi-shake --json q.json
+//! cargo run --release --example quality -- --bin B -- --target-ratio 0.1   # one run with these args
+//! ```
+//!
+//! Options: `--bin PATH` (else `$PI_SHAKE_BIN`, else `target/release/pi-shake`), `--session
+//! FILE` (repeatable; default: `sessions-fixtures/pi-mono/*.jsonl` and `sessions-fixtures/pi/`),
+//! `--run 'LABEL=ARGS'` (repeatable; replaces the default runs; ARGS split on spaces; a label
+//! starting with `pi-size` runs only at real pi compactions, with `--max-summary-tokens` = pi's
+//! summary size; `--target-ratio R` in ARGS sizes the baselines when pi-shake writes nothing),
+//! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
+//! = none), `--seed S` (needle seed, default 1), `--no-real`, `--quick` (the 50% cut and the
+//! first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
+//! there), `--json` (JSON on stdout instead of markdown).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+
+#[path = "quality/harness.rs"]
+mod harness;
+#[path = "quality/heldout.rs"]
+mod heldout;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use harness::{RunSpec, SessionFile};
+
+struct Args {
+    bin: PathBuf,
+    sessions: Vec<PathBuf>,
+    runs: Vec<RunSpec>,
+    needles: usize,
+    seed: u64,
+    real: bool,
+    quick: bool,
+    out: PathBuf,
+    /// `--json FILE`: also write the JSON there; `--json` alone: JSON on stdout, no markdown.
+    json: Option<PathBuf>,
+    json_stdout: bool,
+}
+
+fn run_spec(label: &str, args: &str) -> RunSpec {
+    let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+    let ratio = args
+        .iter()
+        .position(|a| a == "--target-ratio")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|r| r.parse().ok());
+    RunSpec {
+        label: label.to_string(),
+        pi_size: label.starts_with("pi-size"),
+        args,
+        ratio,
+    }
+}
+
+fn default_runs() -> Vec<RunSpec> {
+    vec![
+        run_spec("default", ""),
+        run_spec("ratio 0.30", "--target-ratio 0.30"),
+        run_spec("ratio 0.10", "--target-ratio 0.10"),
+        run_spec("ratio 0.05", "--target-ratio 0.05"),
+        run_spec("pi-size", ""),
+    ]
+}
+
+fn parse() -> Result<Args> {
+    let root = harness::root();
+    let mut a = Args {
+        bin: std::env::var_os("PI_SHAKE_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target/release/pi-shake")),
+        sessions: Vec::new(),
+        runs: Vec::new(),
+        needles: 32,
+        seed: 1,
+        real: true,
+        quick: false,
+        out: root.join("target/quality"),
+        json: None,
+        json_stdout: false,
+    };
+    let mut it = std::env::args().skip(1).peekable();
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--json" => match it.next_if(|v| !v.starts_with('-')) {
+                Some(f) => a.json = Some(f.into()),
+                None => a.json_stdout = true,
+            },
+            "--bin" => a.bin = val()?.into(),
+            "--session" => a.sessions.push(val()?.into()),
+            "--run" => {
+                let v = val()?;
+                let (l, r) = v.split_once('=').context("--run 'LABEL=ARGS'")?;
+                a.runs.push(run_spec(l, r));
+            }
+            "--needles" => a.needles = val()?.parse()?,
+            "--seed" => a.seed = val()?.parse()?,
+            "--no-real" => a.real = false,
+            "--quick" => a.quick = true,
+            "--out" => a.out = val()?.into(),
+
+            "--" => {
+                let rest: Vec<String> = it.by_ref().collect();
+                a.runs.push(run_spec("args", &rest.join(" ")));
+            }
+            "-h" | "--help" => {
+                println!("see the header of examples/quality.rs and benches/quality/README.md");
+                std::process::exit(0);
+            }
+            other => bail!("unknown option {other}"),
+        }
+    }
+    if a.runs.is_empty() {
+        a.runs = default_runs();
+    }
+    if a.quick {
+        a.runs.truncate(1);
+    }
+    if a.sessions.is_empty() {
+        for dir in ["sessions-fixtures/pi-mono", "sessions-fixtures/pi"] {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(dir))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect();
+            v.sort();
+            a.sessions.extend(v);
+        }
+    }
+    if !a.bin.exists() {
+        bail!(
+            "no pi-shake binary at {} (build it, or pass --bin / PI_SHAKE_BIN)",
+            a.bin.display()
+        );
+    }
+    Ok(a)
+}
+
+fn main() -> Result<()> {
+    let a = parse()?;
+    // The work directory is ours only if it is new or holds our marker: never delete anything else.
+    let marker = a.out.join(".pi-shake-quality");
+    if a.out.exists() {
+        // (Runs before the marker existed left only these two folders.)
+        let ours = std::fs::read_dir(&a.out)?
+            .filter_map(|e| e.ok())
+            .all(|e| ["real", "needles"].contains(&e.file_name().to_string_lossy().as_ref()));
+        if !ours && !marker.exists() {
+            bail!(
+                "{} exists and is not a quality work directory; pass another --out",
+                a.out.display()
+            );
+        }
+        std::fs::remove_dir_all(&a.out)?;
+    }
+    std::fs::create_dir_all(&a.out)?;
+    std::fs::write(
+        &marker,
+        "work directory of examples/quality.rs; deleted on every run\n",
+    )?;
+    let mut doc = json!({"bin": a.bin, "runs": a.runs});
+    let t0 = std::time::Instant::now();
+    if a.real {
+        let work = a.out.join("real");
+        let fracs: &[f64] = if a.quick { &[0.5] } else { &[0.5, 0.7] };
+        let mut specs = Vec::new();
+        for p in &a.sessions {
+            let s = SessionFile::read(p)?;
+            specs.extend(harness::real_specs(&s, &work, fracs, !a.quick)?);
+        }
+        eprintln!("real sessions: {} points", specs.len());
+        let (cases, skips) = harness::build_cases(specs)?;
+        let rep = harness::measure(&a.bin, &cases, skips, &a.runs, &work, true)?;
+        if !a.json_stdout {
+            println!(
+                "## Real sessions, predictive\n\n{}",
+                harness::markdown(&rep, false)
+            );
+        }
+        doc["realTotals"] = serde_json::to_value(harness::totals(&rep))?;
+        doc["real"] = serde_json::to_value(&rep)?;
+    }
+    if a.needles > 0 {
+        let work = a.out.join("needles");
+        let specs = heldout::specs(a.seed, a.needles, &work)?;
+        eprintln!("held-out needles: {} sessions", specs.len());
+        let (cases, skips) = harness::build_cases(specs)?;
+        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
+        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
+        if !a.json_stdout {
+            println!(
+                "## Held-out needles (seed {}, {} sessions)\n\n{}",
+                a.seed,
+                a.needles,
+                harness::markdown(&rep, true)
+            );
+        }
+        doc["needleTotals"] = serde_json::to_value(harness::totals(&rep))?;
+        doc["needles"] = serde_json::to_value(&rep)?;
+    }
+    eprintln!("total {:.0} s", t0.elapsed().as_secs_f64());
+    if let Some(j) = &a.json {
+        std::fs::write(j, serde_json::to_string_pretty(&doc)?)?;
+    }
+    if a.json_stdout {
+        println!("{}", serde_json::to_string(&doc)?);
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! The compaction-quality benchmarks (`examples/quality.rs`, `benches/quality/README.md`) in
+//! small: the fact rule, the held-out needle generator, and one end-to-end measurement of this
+//! build's binary on a real session and a needle session. Structural checks only (the harness
+//! finds facts, the baselines are ordered, real pi loads every output); no tuned thresholds.
+
+use std::path::PathBuf;
+
+use crate::common::{assert_pi_loads, need_oracle, root, temp_dir};
+
+#[path = "../../examples/quality/harness.rs"]
+mod harness;
+#[path = "../../examples/quality/heldout.rs"]
+mod heldout;
+
+use harness::{Case, FactRule, Outcome, Part, Prepared, RunSpec, Score};
+
+fn part(role: &str, prose: &[&str], output: &[&str]) -> Part {
+    Part {
+        role: role.into(),
+        prose: prose.iter().map(|s| s.to_string()).collect(),
+        output: output.iter().map(|s| s.to_string()).collect(),
+        thinking: Vec::new(),
+        tool: (role == "toolResult").then(|| "bash".into()),
+        tokens: 10,
+    }
+}
+
+#[test]
+fn distinctive_strings_follow_the_rule() {
+    for yes in [
+        "src/main.ts",
+        "buildSessionProjection",
+        "v3.14.2-rc.7",
+        "acct_7f3e21c9",
+        "host:8080x",
+        "12345678",
+    ] {
+        assert!(harness::is_distinctive(yes), "{yes}");
+    }
+    for no in ["abcdefgh", "coding-agent", "src/a.t", "Readme", "BIGWORDS"] {
+        assert!(!harness::is_distinctive(no), "{no}");
+    }
+    let found: Vec<&str> =
+        harness::distinctive_iter("see `packages/ai/src/x.ts:12:` and getModel() (plain words)")
+            .collect();
+    assert_eq!(found, ["packages/ai/src/x.ts:12", "getModel"]);
+}
+
+#[test]
+fn facts_are_region_output_used_later_and_nowhere_else() {
+    let p = Prepared {
+        ok: true,
+        error: None,
+        nothing: false,
+        keep: 20_000,
+        exact: true,
+        first_kept_entry_id: Some("k".into()),
+        is_split_turn: false,
+        previous_summary: Some("carried: summary_only_1".into()),
+        region: vec![
+            part("user", &["look at prose_said_2"], &[]),
+            part(
+                "toolResult",
+                &[],
+                &["alpha_beta_1 prose_said_2 epsilon/zeta3 summary_only_1 unused_later_4"],
+            ),
+        ],
+        kept: vec![part("assistant", &["now epsilon/zeta3"], &[])],
+        serialized: String::new(),
+        later: vec![
+            "use alpha_beta_1 and prose_said_2".into(),
+            "{\"path\":\"epsilon/zeta3\",\"x\":\"summary_only_1 notInRegion9\"}".into(),
+        ],
+    };
+    let facts = harness::facts_of(&p, &FactRule::Predictive).facts;
+    assert_eq!(facts, ["alpha_beta_1"]);
+    let case = Case {
+        session: "s".into(),
+        point: "50%".into(),
+        prefix: PathBuf::new(),
+        keep: 20_000,
+        prepared: p,
+        pi_summary: None,
+        facts,
+        labels: Vec::new(),
+        distractors: Vec::new(),
+        by_token: true,
+    };
+    // Kept only as a distinctive string of its own, not inside a longer one.
+    assert_eq!(Score::of(&case, "x alpha_beta_1, y").kept, 1);
+    assert_eq!(Score::of(&case, "x alpha_beta_12 y").kept, 0);
+    assert_eq!(Score::of(&case, &harness::keep_all(&case.prepared)).kept, 1);
+    assert_eq!(Score::of(&case, &harness::drop_all(&case.prepared)).kept, 0);
+}
+
+#[test]
+fn head_tail_never_splits_a_string() {
+    let s = "aaaa bbbb_1234 cccc dddd_5678 eeee";
+    for cap in 1..s.len() {
+        let t = harness::head_tail(s, cap);
+        for tok in harness::distinctive_iter(&t) {
+            assert!(["bbbb_1234", "dddd_5678"].contains(&tok), "{cap}: {tok}");
+        }
+    }
+}
+
+#[test]
+fn heldout_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..8).map(|i| heldout::generate_one(3, i)).collect();
+    let b: Vec<_> = (0..8).map(|i| heldout::generate_one(3, i)).collect();
+    let c = heldout::generate_one(4, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let dir = temp_dir("heldout");
+    let mut files = Vec::new();
+    let mut positions = std::collections::HashSet::new();
+    for (g, h) in a.iter().zip(&b) {
+        assert_eq!(g.lines, h.lines, "same seed, same bytes");
+        assert_eq!(g.needles.len(), 4);
+        let body = g.lines[..g.cut_line].join("\n");
+        let later = g.lines[g.cut_line..].join("\n");
+        for (kind, line, pos) in &g.needles {
+            positions.insert(format!("{pos:?}"));
+            // Distinctive strings hold no character JSON escapes: the raw lines can be searched.
+            let used = harness::distinctive_iter(line).any(|t| later.contains(t));
+            assert!(used, "{kind}: nothing of `{line}` is used after the cut");
+            let escaped = serde_json::to_string(line).unwrap();
+            let once = body.matches(escaped.trim_matches('"')).count();
+            assert_eq!(once, 1, "{kind}: the needle line is in the region once");
+        }
+        let f = dir.join(format!("{}.jsonl", g.name));
+        std::fs::write(&f, g.lines.join("\n") + "\n").unwrap();
+        files.push(f);
+    }
+    assert_eq!(positions.len(), 3, "head, middle and tail needles");
+    assert_pi_loads(&files);
+}
+
+#[test]
+fn quality_harness_measures_this_binary_on_a_real_session_and_needles() {
+    if !need_oracle() {
+        return;
+    }
+    let work = temp_dir("quality");
+    let s = harness::SessionFile::read(&root().join("sessions-fixtures/pi-mono/session.jsonl"))
+        .unwrap();
+    let mut specs = harness::real_specs(&s, &work.join("real"), &[0.5], false).unwrap();
+    specs.extend(heldout::specs(5, 1, &work.join("needles")).unwrap());
+    let (cases, skips) = harness::build_cases(specs).unwrap();
+    assert!(skips.is_empty(), "{skips:?}");
+    assert_eq!(cases.len(), 2);
+    assert!(
+        cases[0].facts.len() >= 10,
+        "the real session's later lines use facts from its region: {:?}",
+        cases[0].facts
+    );
+    assert!(!cases[1].facts.is_empty() && !cases[1].by_token);
+    let runs = vec![
+        RunSpec {
+            label: "default".into(),
+            args: Vec::new(),
+            ratio: None,
+            pi_size: false,
+        },
+        RunSpec {
+            label: "unknown flag".into(),
+            args: vec!["--no-such-flag-for-the-quality-test".into()],
+            ratio: Some(0.1),
+            pi_size: false,
+        },
+    ];
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_pi-shake"));
+    let rep = harness::measure(&bin, &cases, skips, &runs, &work, false).unwrap();
+    assert_eq!(rep.rows.len(), 4);
+    assert_eq!(rep.pi_load_failures, 0);
+    let mut copies = Vec::new();
+    for r in &rep.rows {
+        match (&r.outcome, r.run.as_str()) {
+            (Outcome::Written { copy, .. }, "default") => {
+                assert_eq!(
+                    r.pi_loads,
+                    Some(true),
+                    "real pi loads it and sends our summary"
+                );
+                assert_eq!(r.same_cut, Some(true), "pi-shake cuts where pi does");
+                let ours = r.ours.as_ref().unwrap();
+                assert!(ours.summary_tokens < ours.region_tokens);
+                copies.push(copy.clone());
+            }
+            (Outcome::Unsupported { .. }, "unknown flag") => {
+                // Baselines are still sized to the target.
+                let t = r.size_tokens.unwrap();
+                assert_eq!(r.size_basis.as_deref(), Some("target"));
+                assert!(r.head_tail.as_ref().unwrap().summary_tokens <= t);
+                assert!(r.naive_lines.as_ref().unwrap().summary_tokens <= t);
+            }
+            (o, run) => panic!("{run}: {o:?}"),
+        }
+        // Equal size: the sized baselines never exceed the size they are matched to.
+        if let (Some(t), Some(h)) = (r.size_tokens, &r.head_tail) {
+            assert!(h.summary_tokens <= t, "{} > {t}", h.summary_tokens);
+        }
+    }
+    assert_pi_loads(&copies);
+    for (case, f) in cases.iter().zip(&rep.fixed) {
+        // keep-all keeps every fact, drop-all none; every sized baseline lies in between, and
+        // more room never keeps fewer facts.
+        assert_eq!(f.keep_all.kept, f.keep_all.facts);
+        assert_eq!(f.drop_all.kept, 0);
+        let p = &case.prepared;
+        let region = p.region_tokens();
+        let mut last = usize::MAX;
+        for ratio in [0.5, 0.3, 0.1, 0.05, 0.01] {
+            let t = (region as f64 * ratio) as u64;
+            let ht = Score::of(case, &harness::head_tail_at(p, t));
+            let nl = Score::of(case, &harness::naive_lines_at(p, t));
+            assert!(ht.summary_tokens <= t && nl.summary_tokens <= t);
+            assert!(ht.kept <= f.keep_all.kept && nl.kept <= f.keep_all.kept);
+            assert!(
+                ht.kept <= last,
+                "head+tail at {ratio}: less room, fewer facts"
+            );
+            last = ht.kept;
+        }
+    }
+    let md = harness::markdown(&rep, true);
+    assert!(
+        md.contains("| default |") && md.contains("flag unsupported"),
+        "{md}"
+    );
+}
