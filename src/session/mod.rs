@@ -256,16 +256,16 @@ impl Session {
 
     /// Count of entries by `type`, sorted by type name.
     pub fn counts_by_type(&self) -> Vec<(String, usize)> {
-        let mut m = std::collections::BTreeMap::<String, usize>::new();
+        let mut m = std::collections::BTreeMap::<&str, usize>::new();
         for e in &self.entries {
             let k = match e.body {
-                Body::NonObject => "(non-object)".to_string(),
-                _ if e.ty.is_empty() => "(no type)".to_string(),
-                _ => e.ty.to_string(),
+                Body::NonObject => "(non-object)",
+                _ if e.ty.is_empty() => "(no type)",
+                _ => &e.ty,
             };
             *m.entry(k).or_default() += 1;
         }
-        m.into_iter().collect()
+        m.into_iter().map(|(k, n)| (k.to_string(), n)).collect()
     }
 
     fn problem(
