@@ -38,6 +38,19 @@ pub struct UndoReport {
 
 /// Undo one session.
 pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
+    undo_one_with(path, force, writer::CHUNK_BYTES, &mut |f, b| {
+        std::io::Write::write_all(f, b)
+    })
+}
+
+/// [`undo_one`] with the streamed append's chunk size and low-level write injected
+/// (fault-injection tests).
+pub fn undo_one_with(
+    path: &Path,
+    force: bool,
+    chunk_bytes: usize,
+    write: &mut dyn FnMut(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
+) -> Result<UndoReport> {
     let l = Loaded::open(path)?;
     let plan = undo::plan(&l.wall);
     let mut written = writer::Written {
@@ -96,13 +109,15 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
             batch.context_edit_raw(edit, &r.target_id, &replacement);
             Ok(true)
         };
-        written = writer::commit_streaming(
+        written = writer::commit_streaming_with(
             &l.session,
             &l.tree,
             &l.projection,
             batch,
             &mut more,
             &WriteOptions { force },
+            chunk_bytes,
+            write,
         )?;
     }
     let tokens: u64 = plan
