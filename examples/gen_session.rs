@@ -5,7 +5,13 @@
 //! ```
 //!
 //! `--size` accepts `KB`/`MB`/`GB` (powers of 1000) and `KiB`/`MiB`/`GiB`; the file stops at the
-//! first turn boundary past the size (so it is a little larger). Same size + seed ⇒ same bytes.
+//! first turn boundary past the size (so it is a little larger). `--entries N` stops after about
+//! N entries instead. Same options + seed ⇒ same bytes.
+//!
+//! `--small` writes turns of tiny entries instead (~100–200 bytes each: a one-line prompt, an
+//! assistant with one tool call and sometimes a short thinking block, a short tool result, a
+//! one-line answer; usage on 5 % of answers), for the per-entry costs that big tool outputs hide.
+//! The events below happen all the same, plus a pi compaction every 50,000 entries.
 //!
 //! What a file holds, in file order (positions are fractions of the target size):
 //!
@@ -43,6 +49,8 @@ use pi_shake::jscompat::{epoch_ms_to_iso, utf16_len};
 const PROVIDER: &str = "anthropic";
 const MODEL: &str = "claude-sonnet-4-5";
 const CWD: &str = "/home/dev/src/orbit";
+/// `--small`: entries between pi compactions.
+const SMALL_COMPACT_EVERY: u64 = 50_000;
 
 // ---------------------------------------------------------------------------------------------
 // PRNG (splitmix64): tiny, fast, and stable across platforms and crate versions.
@@ -336,6 +344,10 @@ struct Gen<'p> {
     /// Folds of the last shake still in force (target, edit, tool, before, after, content).
     shaken: Vec<(Foldable, String, u64)>,
     model: &'static str,
+    /// `--small`: turns of tiny entries (~100–200 bytes each) instead of realistic ones.
+    small: bool,
+    /// Entries written (header excluded).
+    entries: u64,
 }
 
 impl Gen<'_> {
@@ -375,6 +387,7 @@ impl Gen<'_> {
         }
         self.line(&Value::Object(m))?;
         self.leaf = Some(id.clone());
+        self.entries += 1;
         Ok(id)
     }
 
@@ -385,6 +398,7 @@ impl Gen<'_> {
         let v = json!({"type": "custom", "customType": custom_type, "data": data, "id": id, "parentId": self.leaf, "timestamp": ts});
         self.line(&v)?;
         self.leaf = Some(id.clone());
+        self.entries += 1;
         Ok(id)
     }
 
@@ -573,8 +587,81 @@ impl Gen<'_> {
         )
     }
 
+    /// `--small`: a turn of tiny entries — a short prompt, an assistant with (sometimes) a short
+    /// signed thinking block and one tool call, a short tool result, a one-line answer. No usage
+    /// on most assistants, so entries stay around 100–200 bytes and per-entry costs dominate.
+    fn small_turn(&mut self) -> Result<()> {
+        let text = format!(
+            "Fix the {} in {}.",
+            self.rng.pick(WORDS),
+            self.rng.pick(FILES)
+        );
+        self.ctx += tokens(utf16_len(&text) as u64);
+        let id =
+            self.message(json!({"role": "user", "content": [{"type": "text", "text": text}]}))?;
+        if !self.off_path {
+            self.users.push(id);
+        }
+        for _ in 0..self.rng.range(1, 3) {
+            self.calls += 1;
+            let call_id = format!("t{:x}", self.calls);
+            let tool = *self.rng.pick(&["bash", "read"]);
+            let args = if tool == "bash" {
+                json!({"command": format!("rg {}", self.rng.pick(WORDS))})
+            } else {
+                json!({"path": self.rng.pick(FILES)})
+            };
+            let mut content = Vec::new();
+            if self.rng.chance(0.3) {
+                let n = self.rng.range(20, 120);
+                let t = self.text.prose(&mut self.rng, n);
+                self.ctx += tokens(utf16_len(&t) as u64);
+                content
+                    .push(json!({"type": "thinking", "thinking": t, "thinkingSignature": "Ev1"}));
+            }
+            content
+                .push(json!({"type": "toolCall", "id": call_id, "name": tool, "arguments": args}));
+            self.responses += 1;
+            self.message(
+                json!({"role": "assistant", "content": content, "stopReason": "toolUse"}),
+            )?;
+            let n = self.rng.log_uniform(10, 300);
+            let out = self.text.lines(&mut self.rng, n);
+            let chars = utf16_len(&out) as u64;
+            self.ctx += tokens(chars);
+            let result = json!({"role": "toolResult", "toolCallId": call_id, "toolName": tool, "content": [{"type": "text", "text": out}], "isError": false});
+            let rc = result["content"].clone();
+            let id = self.message(result)?;
+            if !self.off_path && tokens(chars) > 30 {
+                self.foldable.push(Foldable {
+                    id,
+                    tool: tool.to_string(),
+                    text_tokens: tokens(chars),
+                    tokens: tokens(chars),
+                    content: rc,
+                });
+                if self.foldable.len() > 200 {
+                    self.foldable.remove(0);
+                }
+            }
+        }
+        let n = self.rng.range(5, 40);
+        let answer = self.text.prose(&mut self.rng, n);
+        self.ctx += tokens(utf16_len(&answer) as u64);
+        self.responses += 1;
+        let mut msg = json!({"role": "assistant", "content": [{"type": "text", "text": answer}], "stopReason": "stop"});
+        if self.rng.chance(0.05) {
+            msg["usage"] = self.usage(20);
+        }
+        self.message(msg)?;
+        Ok(())
+    }
+
     /// user → assistant/tool rounds → final answer.
     fn turn(&mut self) -> Result<()> {
+        if self.small {
+            return self.small_turn();
+        }
         self.user_prompt()?;
         let rounds = self.rng.range(1, 4);
         for _ in 0..rounds {
@@ -813,6 +900,8 @@ fn main() -> Result<()> {
     let mut size = 10_000_000u64;
     let mut seed = 7u64;
     let mut out: Option<PathBuf> = None;
+    let mut small = false;
+    let mut max_entries = u64::MAX;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -824,8 +913,19 @@ fn main() -> Result<()> {
                     .parse()
                     .context("--seed must be an integer")?
             }
+            "--small" => small = true,
+            "--entries" => {
+                max_entries = args
+                    .next()
+                    .context("--entries needs a value")?
+                    .parse()
+                    .context("--entries must be an integer")?;
+                size = u64::MAX;
+            }
             "-h" | "--help" => {
-                println!("usage: gen_session [--size 100MB] [--seed 7] OUT.jsonl");
+                println!(
+                    "usage: gen_session [--size 100MB | --entries N] [--small] [--seed 7] OUT.jsonl"
+                );
                 return Ok(());
             }
             _ if a.starts_with('-') => bail!("unknown option `{a}`"),
@@ -856,6 +956,8 @@ fn main() -> Result<()> {
         foldable: Vec::new(),
         shaken: Vec::new(),
         model: MODEL,
+        small,
+        entries: 0,
     };
     let session_id = format!(
         "019b{:04x}-{:04x}-7{:03x}-8{:03x}-{:012x}",
@@ -900,9 +1002,20 @@ fn main() -> Result<()> {
         (0.85, Ev::Undo),
     ];
     let mut next = 0;
-    while g.written < size {
+    // Progress towards the target: bytes, or entries with `--entries`.
+    let done =
+        |g: &Gen| (g.written as f64 / size as f64).max(g.entries as f64 / max_entries as f64);
+    let mut last_compaction = 0u64;
+    while done(&g) < 1.0 {
         g.turn()?;
-        while next < plan.len() && g.written as f64 >= plan[next].0 * size as f64 {
+        // A long session of small entries compacts again and again, as pi does when the context
+        // fills (pi 1.6's projection also overflows V8's stack past ~120k entries after the
+        // latest compaction).
+        if g.small && g.entries - last_compaction >= SMALL_COMPACT_EVERY {
+            g.compaction()?;
+            last_compaction = g.entries;
+        }
+        while next < plan.len() && done(&g) >= plan[next].0 {
             match plan[next].1 {
                 Ev::Branch => g.abandoned_branch(false)?,
                 Ev::Shake1 => g.shake(12)?,
@@ -919,9 +1032,10 @@ fn main() -> Result<()> {
     g.turn()?;
     g.out.flush()?;
     eprintln!(
-        "{}: {} bytes, {} ids, {} tool calls, {} responses",
+        "{}: {} bytes, {} entries, {} ids, {} tool calls, {} responses",
         out.display(),
         g.written,
+        g.entries,
         g.ids.len(),
         g.calls,
         g.responses

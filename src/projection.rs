@@ -307,6 +307,7 @@ fn normalise_for(role: Role, c: &ContentStats) -> ContentStats {
             text_all_chars: c.string_len,
             text_truthy_chars: c.string_len,
             max_text_len: c.string_len,
+            max_region_tokens: c.max_region_tokens,
             ..Default::default()
         };
         n.is_string = false;
@@ -489,9 +490,7 @@ pub fn materialize(
                 let null = obj.get("content").is_none_or(Value::is_null);
                 if null && m.role_name == "system" {
                     obj.insert("content".into(), Value::String(String::new()));
-                } else if null
-                    && matches!(m.role_name.as_str(), "user" | "assistant" | "toolResult")
-                {
+                } else if null && matches!(&*m.role_name, "user" | "assistant" | "toolResult") {
                     obj.insert("content".into(), json!([]));
                 }
             }

@@ -13,8 +13,9 @@ use crate::session::{Body, Key, Problem, Session, Severity};
 /// The index and the active path.
 #[derive(Debug, Default)]
 pub struct Tree {
-    /// id → index into `session.entries` (the later duplicate wins, as in pi's `Map`).
-    pub by_id: HashMap<Key, usize>,
+    /// id → index into `session.entries` (the later duplicate wins, as in pi's `Map`). Fx
+    /// hashing: ids are short, and this index is built for every entry of every session read.
+    pub by_id: HashMap<Key, usize, rustc_hash::FxBuildHasher>,
     /// Index of the leaf (the last entry), if any.
     pub leaf: Option<usize>,
     /// Active path, root first (indices into `session.entries`).
@@ -33,7 +34,7 @@ impl Tree {
     /// Index `s` and walk the active path from its last entry.
     pub fn build(s: &Session) -> Tree {
         let mut t = Tree {
-            by_id: HashMap::with_capacity(s.entries.len()),
+            by_id: HashMap::with_capacity_and_hasher(s.entries.len(), Default::default()),
             on_path: vec![false; s.entries.len()],
             ..Default::default()
         };
@@ -102,8 +103,14 @@ impl Tree {
             t.on_path[i] = true;
             rev.push(i);
             let e = &s.entries[i];
+            // Most parents are the entry just before; with every id unique, that entry is the
+            // one the index would return (no hash lookup needed).
+            let prev = i
+                .checked_sub(1)
+                .filter(|&j| dups == 0 && s.entries[j].id == e.parent);
             cur = match &e.parent {
                 None => None,
+                Some(_) if prev.is_some() => prev,
                 Some(p) => match t.by_id.get(p) {
                     Some(&j) => Some(j),
                     None => {

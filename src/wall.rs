@@ -7,7 +7,7 @@
 //! only source: overlays written by anyone else are "foreign" and are never touched.
 //! Pure: no I/O.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -151,12 +151,18 @@ pub struct Wall {
     /// Shake log entries on the path (entry indices), oldest first.
     pub logs: Vec<usize>,
     pub problems: Vec<Problem>,
+    /// Target entry index → position in `items`.
+    by_target: HashMap<usize, usize>,
 }
 
 impl Wall {
     /// Replay the shake logs on the active path.
     pub fn build(s: &Session, t: &Tree, p: &Projection) -> Wall {
         let mut w = Wall::default();
+        // Items by target while replaying (a slot emptied by an undo stays as a hole until the
+        // end, so every step is O(1) whatever the wall's size).
+        let mut slots: Vec<Option<WallItem>> = Vec::new();
+        let mut slot_of: HashMap<usize, usize> = HashMap::new();
         let lookup = |id: &str| -> Option<usize> {
             t.by_id.get(&Key::of(id)).copied().filter(|&i| t.on_path[i])
         };
@@ -199,7 +205,7 @@ impl Wall {
                             continue;
                         };
                         w.own_edits.insert(edit);
-                        if let Some(item) = w.items.iter_mut().find(|it| it.target == target) {
+                        if let Some(item) = slot_of.get(&target).and_then(|&k| slots[k].as_mut()) {
                             if !item.scopes.contains(&f.scope) {
                                 item.scopes.push(f.scope);
                             }
@@ -212,7 +218,8 @@ impl Wall {
                             item.profile = log.profile.clone();
                         } else {
                             let base = f.base.as_deref().and_then(lookup);
-                            w.items.push(WallItem {
+                            slot_of.insert(target, slots.len());
+                            slots.push(Some(WallItem {
                                 target,
                                 target_id: f.target.clone(),
                                 scopes: vec![f.scope],
@@ -225,18 +232,22 @@ impl Wall {
                                 when_ms: e.timestamp_ms,
                                 profile: log.profile.clone(),
                                 state: WallState::Active,
-                            });
+                            }));
                         }
                     }
                 }
                 "undo" => {
                     for r in &log.restores {
-                        if let Some(edit) = lookup(&r.edit) {
-                            w.own_edits.insert(edit);
-                            w.restores.insert(edit, r.to.as_deref().and_then(lookup));
-                        }
-                        if let Some(target) = lookup(&r.target) {
-                            w.items.retain(|it| it.target != target);
+                        // A restore counts only once its overlay is in the file: an undo cut
+                        // short (log first, overlays after) leaves the rest of the wall as it
+                        // was, so the next undo restores it.
+                        let Some(edit) = lookup(&r.edit) else {
+                            continue;
+                        };
+                        w.own_edits.insert(edit);
+                        w.restores.insert(edit, r.to.as_deref().and_then(lookup));
+                        if let Some(k) = lookup(&r.target).and_then(|t| slot_of.remove(&t)) {
+                            slots[k] = None;
                         }
                     }
                 }
@@ -248,9 +259,22 @@ impl Wall {
                 }),
             }
         }
+        w.items = slots.into_iter().flatten().collect();
+        w.by_target = w
+            .items
+            .iter()
+            .enumerate()
+            .map(|(k, it)| (it.target, k))
+            .collect();
         // States against the projection.
+        let pos_of: HashMap<usize, usize> = p
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(pos, pe)| (pe.idx, pos))
+            .collect();
         for item in &mut w.items {
-            let Some(pos) = p.position(item.target) else {
+            let Some(&pos) = pos_of.get(&item.target) else {
                 item.state = WallState::Moot;
                 continue;
             };
@@ -265,7 +289,7 @@ impl Wall {
 
     /// The wall item for entry `idx`.
     pub fn item(&self, idx: usize) -> Option<&WallItem> {
-        self.items.iter().find(|it| it.target == idx)
+        self.by_target.get(&idx).map(|&k| &self.items[k])
     }
 
     /// Whether the overlay at `edit` was written by pi-shake.

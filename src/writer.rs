@@ -14,10 +14,14 @@
 //! 3. refuses when pi may be running on the session (a pi process working in the session's
 //!    directory or naming the session on its command line; where processes cannot be listed, a
 //!    modification less than 5 s old) unless forced;
-//! 4. re-checks the file immediately before writing: same size and the same hash of every byte
-//!    read, else it refuses ("changed since it was read");
-//! 5. writes every new line in one `write` on an `O_APPEND` descriptor, then fsyncs;
-//! 6. re-reads the appended tail and checks it parses into exactly the planned entries.
+//! 4. re-checks the file immediately before writing, under the lock: same size, same identity
+//!    (device, inode, mtime, ctime) and the same hash of its last MiB as when it was read, else
+//!    it refuses ("changed since it was read"; what this does and does not see:
+//!    [`unchanged_since_read`]);
+//! 5. writes every new line in one `write` on an `O_APPEND` descriptor ([`commit`]), or in
+//!    chunks of whole lines with the log entry first ([`commit_streaming`], undo), then fsyncs;
+//! 6. re-reads the appended tail and checks it is byte for byte what was written (length and
+//!    hash) and parses into exactly the planned entries, each parented on the one before.
 //!
 //! Any refusal leaves the file byte-identical and exits with [`crate::error::ExitCode::Unsafe`].
 
@@ -274,6 +278,13 @@ impl Batch {
     pub fn bytes(&self) -> &[u8] {
         &self.buf
     }
+
+    /// Drop the serialised lines once written (a streamed append); ids and the parent chain
+    /// carry on.
+    fn clear_bytes(&mut self) {
+        self.buf.clear();
+        self.spans.clear();
+    }
 }
 
 /// Safety options for [`commit`].
@@ -361,6 +372,133 @@ pub fn commit_with(
             entries: 0,
         });
     }
+    append(
+        s,
+        t,
+        p,
+        opts,
+        write,
+        &mut Source::Once { batch, sent: false },
+    )
+}
+
+/// Bytes a streamed append hands to one `write` (whole lines; at least one line).
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// Append `batch`, then the lines `more` adds to it one at a time until it returns `false`
+/// (undo's restored content): one logical append, written in chunks of whole lines of about
+/// [`CHUNK_BYTES`] on the same locked `O_APPEND` descriptor, fsync'd once at the end and
+/// verified like [`commit`]. Memory holds one chunk (at least one line), not everything
+/// appended. `batch`'s own lines (the log entry) are written first, so a stream cut short
+/// (an error, a kill) can only lose overlays the log already lists; every chunk ends at a line
+/// boundary, so a cut between chunks leaves no torn line.
+pub fn commit_streaming(
+    s: &Session,
+    t: &Tree,
+    p: &crate::projection::Projection,
+    batch: Batch,
+    more: &mut dyn FnMut(&mut Batch) -> Result<bool>,
+    opts: &WriteOptions,
+) -> Result<Written> {
+    commit_streaming_with(s, t, p, batch, more, opts, CHUNK_BYTES, &mut |f, bytes| {
+        f.write_all(bytes)
+    })
+}
+
+/// [`commit_streaming`] with an injectable chunk size and low-level write (fault injection).
+#[allow(clippy::too_many_arguments)]
+pub fn commit_streaming_with(
+    s: &Session,
+    t: &Tree,
+    p: &crate::projection::Projection,
+    batch: Batch,
+    more: &mut dyn FnMut(&mut Batch) -> Result<bool>,
+    opts: &WriteOptions,
+    chunk_bytes: usize,
+    write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
+) -> Result<Written> {
+    if batch.is_empty() {
+        return Ok(Written {
+            bytes: 0,
+            entries: 0,
+        });
+    }
+    append(
+        s,
+        t,
+        p,
+        opts,
+        write,
+        &mut Source::Stream {
+            batch,
+            more,
+            chunk_bytes,
+            started: false,
+            done: false,
+        },
+    )
+}
+
+/// Where the appended bytes come from.
+enum Source<'a> {
+    /// One batch, written in one `write`.
+    Once { batch: &'a Batch, sent: bool },
+    /// A batch that is filled, written and emptied chunk by chunk.
+    Stream {
+        batch: Batch,
+        more: &'a mut dyn FnMut(&mut Batch) -> Result<bool>,
+        chunk_bytes: usize,
+        started: bool,
+        done: bool,
+    },
+}
+
+impl Source<'_> {
+    /// The next chunk of whole lines, or None when everything was handed out.
+    fn next(&mut self) -> Result<Option<&[u8]>> {
+        match self {
+            Source::Once { batch, sent } => {
+                let first = !*sent;
+                *sent = true;
+                Ok(first.then_some(batch.bytes()))
+            }
+            Source::Stream {
+                batch,
+                more,
+                chunk_bytes,
+                started,
+                done,
+            } => {
+                if *started {
+                    batch.clear_bytes();
+                }
+                *started = true;
+                while batch.buf.len() < *chunk_bytes && !*done {
+                    *done = !more(batch)?;
+                }
+                Ok((!batch.buf.is_empty()).then_some(batch.buf.as_slice()))
+            }
+        }
+    }
+
+    /// Ids of every line handed out, in order.
+    fn ids(&self) -> &[String] {
+        match self {
+            Source::Once { batch, .. } => batch.ids(),
+            Source::Stream { batch, .. } => batch.ids(),
+        }
+    }
+}
+
+/// The checks, then the chunks, fsync, verification.
+fn append(
+    s: &Session,
+    t: &Tree,
+    p: &crate::projection::Projection,
+    opts: &WriteOptions,
+    write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
+    src: &mut Source<'_>,
+) -> Result<Written> {
     check_writable(s, t, p)?;
     let path = &s.path;
     let meta = std::fs::symlink_metadata(path)
@@ -397,85 +535,158 @@ pub fn commit_with(
     if !opts.force {
         live_pi_check(s, t, &meta)?;
     }
-    // Re-check: same size, same bytes.
-    let now_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
-    if now_len != s.size {
+    unchanged_since_read(s, &mut file)?;
+    let mut hasher = crate::hash::StreamHasher::new();
+    let mut total = 0u64;
+    loop {
+        let chunk = match src.next() {
+            Ok(Some(c)) => c,
+            Ok(None) => break,
+            Err(e) if total == 0 => return Err(e),
+            Err(e) => {
+                return Err(Fault::new(
+                    FaultKind::Unsafe,
+                    format!(
+                        "{}: the append stopped after {total} bytes ({e:#}); the file ends in complete lines and real pi reads it: the overlays the log lists but that were not written are ignored; run again",
+                        path.display()
+                    ),
+                )
+                .into());
+            }
+        };
+        std::hash::Hasher::write(&mut hasher, chunk);
+        total += chunk.len() as u64;
+        write(&mut file, chunk).map_err(|e| {
+            Fault::new(
+                FaultKind::Unsafe,
+                format!(
+                    "{}: the write failed ({e}); the file may end in a partial line, which pi skips (pi-shake will refuse to write until it is completed)",
+                    path.display()
+                ),
+            )
+        })?;
+    }
+    file.sync_all()
+        .with_context(|| format!("{}: fsync failed", path.display()))?;
+    let ids = src.ids();
+    verify_tail(path, s.size, total, std::hash::Hasher::finish(&hasher), ids)?;
+    Ok(Written {
+        bytes: total,
+        entries: ids.len(),
+    })
+}
+
+/// Refuse unless the file is still what was read. Under the lock, and costing a read of at most
+/// [`crate::session::TAIL_CHECK`] bytes whatever the file's size:
+///
+/// * the same size (pi only ever appends to a session, and any append or truncation changes
+///   it);
+/// * where the platform tells (Unix), the same device and inode (the file was not replaced,
+///   e.g. by a rename over it) and the same mtime and ctime to the nanosecond as when it was
+///   opened for reading (any write to the file since then moves ctime, which no user-space call
+///   can set back);
+/// * the same hash of the last `TAIL_CHECK` bytes, re-read now, as of the same bytes read then.
+///
+/// What it does not see: a rewrite at the very same size that leaves the last MiB alone and
+/// lands within the same filesystem timestamp tick as the read (coarse timestamps, older
+/// kernels). Without an identity (a session read from bytes, or not Unix) every byte is hashed
+/// again instead.
+fn unchanged_since_read(s: &Session, file: &mut File) -> Result<()> {
+    let path = &s.path;
+    let now = file
+        .metadata()
+        .with_context(|| format!("{}: cannot stat", path.display()))?;
+    if now.len() != s.size {
         return Err(unsafe_fault(
             path,
             format_args!(
                 "the file changed since it was read ({} → {} bytes); nothing was written, run again",
-                s.size, now_len
+                s.size,
+                now.len()
             ),
         )
         .into());
     }
-    file.seek(SeekFrom::Start(0))?;
-    let h = crate::hash::hash_prefix(&mut file, s.size)
-        .with_context(|| format!("{}: re-read failed", path.display()))?;
-    if h != s.hash {
-        return Err(unsafe_fault(
+    let changed = || {
+        unsafe_fault(
             path,
             "the file's bytes changed since it was read; nothing was written, run again",
         )
-        .into());
+    };
+    let (from, want) = match s.identity {
+        Some(id) => {
+            if crate::session::FileIdentity::of(&now) != Some(id) {
+                return Err(changed().into());
+            }
+            (s.tail_from, s.tail_hash)
+        }
+        None => (0, s.hash),
+    };
+    file.seek(SeekFrom::Start(from))?;
+    let h = crate::hash::hash_prefix(&mut *file, s.size.saturating_sub(from))
+        .with_context(|| format!("{}: re-read failed", path.display()))?;
+    if h != want {
+        return Err(changed().into());
     }
-    let bytes = batch.bytes();
-    write(&mut file, bytes).map_err(|e| {
-        Fault::new(
-            FaultKind::Unsafe,
-            format!(
-                "{}: the write failed ({e}); the file may end in a partial line, which pi skips (pi-shake will refuse to write until it is completed)",
-                path.display()
-            ),
-        )
-    })?;
-    file.sync_all()
-        .with_context(|| format!("{}: fsync failed", path.display()))?;
-    verify_tail(path, s.size, batch)?;
-    Ok(Written {
-        bytes: bytes.len() as u64,
-        entries: batch.len(),
-    })
+    Ok(())
 }
 
-/// Re-read what was appended: it must be byte for byte the batch, and each line must read back
-/// (through the session reader's own line parser) as an entry with the planned id and parent.
-fn verify_tail(path: &Path, from: u64, batch: &Batch) -> Result<()> {
+/// Re-read what was appended: exactly `len` bytes from `from` with the hash of what was written,
+/// each line reading back (through the session reader's own line parser) as an entry with the
+/// planned id, each parented on the one before. Streams: memory holds one line at a time.
+fn verify_tail(path: &Path, from: u64, len: u64, hash: u64, ids: &[String]) -> Result<()> {
     let fail = |what: &str| anyhow::anyhow!("{}: verification failed: {what}", path.display());
     let mut f = File::open(path)
         .with_context(|| format!("{}: cannot re-open to verify", path.display()))?;
     f.seek(SeekFrom::Start(from))?;
-    let want = batch.bytes();
-    let mut chunk = vec![0u8; (1 << 20).min(want.len().max(1))];
-    let mut at = 0usize;
+    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    let mut hasher = crate::hash::StreamHasher::new();
+    let mut at = 0u64;
+    let mut line = Vec::new();
+    let mut k = 0usize;
+    let mut parent: Option<String> = None;
     loop {
-        let n = f.read(&mut chunk)?;
+        line.clear();
+        let n = std::io::BufRead::read_until(&mut r, b'\n', &mut line)?;
         if n == 0 {
             break;
         }
-        if at + n > want.len() || chunk[..n] != want[at..at + n] {
+        std::hash::Hasher::write(&mut hasher, &line);
+        at += n as u64;
+        if at > len {
             return Err(fail(
                 "the appended tail differs from what was written (another writer?)",
             ));
         }
-        at += n;
-    }
-    if at != want.len() {
-        return Err(fail("the appended tail is shorter than what was written"));
-    }
-    let mut parent: Option<String> = None;
-    for (i, (line, id)) in batch.lines().zip(batch.ids()).enumerate() {
-        let parsed = crate::session::entry::parse_line(line, 0, 0, 0, Default::default());
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        if body.is_empty() {
+            // The newline completing an unterminated last line.
+            continue;
+        }
+        let text = std::str::from_utf8(body).map_err(|_| fail("an appended line is not UTF-8"))?;
+        let parsed = crate::session::entry::parse_line(text, 0, 0, 0, Default::default());
         let crate::session::entry::Parsed::Entry { entry, .. } = parsed else {
             return Err(fail("an appended line does not parse"));
+        };
+        let Some(id) = ids.get(k) else {
+            return Err(fail("more lines than were written"));
         };
         if entry.id.as_ref().map(|k| k.display()) != Some(id.as_str()) {
             return Err(fail("id mismatch"));
         }
-        if i > 0 && entry.parent.as_ref().map(|k| k.display().to_string()) != parent {
+        if k > 0 && entry.parent.as_ref().map(|k| k.display().to_string()) != parent {
             return Err(fail("parent chain mismatch"));
         }
         parent = Some(id.clone());
+        k += 1;
+    }
+    if at != len || k != ids.len() {
+        return Err(fail("the appended tail is shorter than what was written"));
+    }
+    if std::hash::Hasher::finish(&hasher) != hash {
+        return Err(fail(
+            "the appended tail differs from what was written (another writer?)",
+        ));
     }
     Ok(())
 }

@@ -138,14 +138,18 @@ pub fn summary_line(plan: &FoldPlan, scopes: &[Scope], st: &ShakeSettings, dry: 
     s
 }
 
-fn plan_for(l: &Loaded, st: &ShakeSettings, scopes: &[Scope]) -> Result<FoldPlan> {
-    let params = FoldParams {
-        scopes: scopes.to_vec(),
-        tail: st.tail,
-        block_min: st.block_min,
-    };
+/// Plan every run from one pass over the session (each entry's bytes re-read at most once).
+fn plans_for(l: &Loaded, st: &ShakeSettings, runs: &[Vec<Scope>]) -> Result<Vec<FoldPlan>> {
+    let params: Vec<FoldParams> = runs
+        .iter()
+        .map(|scopes| FoldParams {
+            scopes: scopes.clone(),
+            tail: st.tail,
+            block_min: st.block_min,
+        })
+        .collect();
     let mut fetch = l.fetcher();
-    fold::plan(
+    fold::plan_many(
         &l.session,
         &l.tree,
         &l.projection,
@@ -272,8 +276,8 @@ pub fn shake_one(path: &Path, args: &ShakeArgs, dry: bool) -> Result<ShakeReport
         entries: 0,
     };
     let mut after = l.projection.context.tokens;
-    for scopes in &runs {
-        let plan = plan_for(&l, &st, scopes)?;
+    let plans = plans_for(&l, &st, &runs)?;
+    for (scopes, plan) in runs.iter().zip(plans) {
         outs.push(scope_out(&plan, scopes, &st, dry));
         if runs.len() == 1 {
             for f in &plan.folds {

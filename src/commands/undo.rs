@@ -38,6 +38,19 @@ pub struct UndoReport {
 
 /// Undo one session.
 pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
+    undo_one_with(path, force, writer::CHUNK_BYTES, &mut |f, b| {
+        std::io::Write::write_all(f, b)
+    })
+}
+
+/// [`undo_one`] with the streamed append's chunk size and low-level write injected
+/// (fault-injection tests).
+pub fn undo_one_with(
+    path: &Path,
+    force: bool,
+    chunk_bytes: usize,
+    write: &mut dyn FnMut(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
+) -> Result<UndoReport> {
     let l = Loaded::open(path)?;
     let plan = undo::plan(&l.wall);
     let mut written = writer::Written {
@@ -77,14 +90,13 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
         };
         batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
         // The bytes each overlay restores are copied from the file one entry at a time, straight
-        // into the batch: memory holds the appended bytes once.
-        let sizes: u64 = plan
-            .restores
-            .iter()
-            .map(|r| u64::from(l.session.entries[r.target].len))
-            .sum();
-        batch.reserve(usize::try_from(sizes).unwrap_or(0));
-        for (r, edit) in plan.restores.iter().zip(edit_ids) {
+        // into the append, which is written in chunks: memory holds one chunk, not everything
+        // restored.
+        let mut todo = plan.restores.iter().zip(edit_ids);
+        let mut more = |batch: &mut Batch| -> Result<bool> {
+            let Some((r, edit)) = todo.next() else {
+                return Ok(false);
+            };
             let replacement = match r.from {
                 RestoreFrom::Raw(i) => {
                     format!(
@@ -95,13 +107,17 @@ pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
                 RestoreFrom::Overlay(b) => l.session.read_raw(b, RawField::Replacement)?,
             };
             batch.context_edit_raw(edit, &r.target_id, &replacement);
-        }
-        written = writer::commit(
+            Ok(true)
+        };
+        written = writer::commit_streaming_with(
             &l.session,
             &l.tree,
             &l.projection,
-            &batch,
+            batch,
+            &mut more,
             &WriteOptions { force },
+            chunk_bytes,
+            write,
         )?;
     }
     let tokens: u64 = plan

@@ -149,14 +149,37 @@ pub fn plan(
     params: &FoldParams,
     fetch: &mut dyn FnMut(usize) -> Result<Value>,
 ) -> Result<FoldPlan> {
+    let mut plans = plan_many(s, t, p, w, std::slice::from_ref(params), fetch)?;
+    Ok(plans.pop().unwrap_or_default())
+}
+
+/// Plan several independent shakes (dry-run's one line per scope) in one pass over the context:
+/// each plan is exactly what [`plan`] returns for its parameters alone, and an entry's bytes are
+/// fetched at most once, whichever plans need them.
+pub fn plan_many(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    w: &Wall,
+    runs: &[FoldParams],
+    fetch: &mut dyn FnMut(usize) -> Result<Value>,
+) -> Result<Vec<FoldPlan>> {
     let _ = t;
-    let (in_tail, tail_tokens) = tail_entries(p, params.tail);
-    let mut plan = FoldPlan {
-        tail_tokens,
-        ..Default::default()
-    };
-    let mut first_pos: Option<usize> = None;
-    let mut new_tokens: Vec<u64> = p.entries.iter().map(|pe| pe.tokens()).collect();
+    let mut tails = Vec::with_capacity(runs.len());
+    let mut plans = Vec::with_capacity(runs.len());
+    for params in runs {
+        let (in_tail, tail_tokens) = tail_entries(p, params.tail);
+        tails.push(in_tail);
+        plans.push(FoldPlan {
+            tail_tokens,
+            ..Default::default()
+        });
+    }
+    let mut first_pos: Vec<Option<usize>> = vec![None; runs.len()];
+    let base_tokens: Vec<u64> = p.entries.iter().map(|pe| pe.tokens()).collect();
+    let mut new_tokens: Vec<Vec<u64>> = vec![base_tokens; runs.len()];
+    // Which runs want what of the current entry.
+    let mut wanted: Vec<Option<Want>> = vec![None; runs.len()];
     for (pos, pe) in p.entries.iter().enumerate() {
         let e = &s.entries[pe.idx];
         if !e.editable() || pe.messages.is_empty() || !e.id.as_ref().is_some_and(|k| k.is_string())
@@ -172,15 +195,17 @@ pub fn plan(
             }
             Some(ed) if w.is_own(ed) => (Some(ed), item.and_then(|it| it.base)),
             Some(_) => {
-                plan.skipped_foreign += 1;
+                for plan in &mut plans {
+                    plan.skipped_foreign += 1;
+                }
                 continue;
             }
         };
-        let done: Vec<Scope> = item.map(|it| it.scopes.clone()).unwrap_or_default();
+        let done: &[Scope] = item.map(|it| it.scopes.as_slice()).unwrap_or_default();
         // Stats of the content the model sees now.
         let (role, stats) = match &e.body {
-            Body::Message(m) => (m.role_name.as_str(), m.content.clone()),
-            Body::CustomMessage { content, .. } => ("custom", content.clone()),
+            Body::Message(m) => (&*m.role_name, &m.content),
+            Body::CustomMessage { content, .. } => ("custom", content),
             _ => continue,
         };
         let stats = match current_from_edit {
@@ -188,7 +213,7 @@ pub fn plan(
                 Body::ContextEdit {
                     replacement: crate::session::Replacement::Content(c),
                     ..
-                } => c.clone(),
+                } => c,
                 _ => continue,
             },
             None => stats,
@@ -200,96 +225,156 @@ pub fn plan(
         if stats.is_string && matches!(role, "assistant" | "toolResult") {
             continue;
         }
-        let wants = |sc: Scope| params.scopes.contains(&sc) && !done.contains(&sc);
-        let elide_ok = wants(Scope::Elide) && !in_tail[pos];
-        let min_chars = params.block_min.saturating_mul(4);
-        let want_result = elide_ok && role == "toolResult" && stats.text_truthy_chars > 0;
-        let want_blocks = elide_ok
-            && role != "toolResult"
-            && (stats.max_text_len >= min_chars
-                || (stats.is_string && stats.string_len >= min_chars));
-        let want_thinking =
-            wants(Scope::Thinking) && role == "assistant" && stats.thinking_blocks > 0;
-        let want_images = wants(Scope::Images) && stats.images > 0;
-        if !(want_result || want_blocks || want_thinking || want_images) {
+        let mut fetch_for = 0usize;
+        for (k, params) in runs.iter().enumerate() {
+            wanted[k] = None;
+            let wants = |sc: Scope| params.scopes.contains(&sc) && !done.contains(&sc);
+            let elide_ok = wants(Scope::Elide) && !tails[k][pos];
+            let min_chars = params.block_min.saturating_mul(4);
+            let want_result = elide_ok && role == "toolResult" && stats.text_truthy_chars > 0;
+            // The largest region was measured while reading: no fetch when none is big enough.
+            let want_blocks = elide_ok
+                && role != "toolResult"
+                && (stats.max_text_len >= min_chars
+                    || (stats.is_string && stats.string_len >= min_chars))
+                && stats.max_region_tokens >= params.block_min;
+            let want_thinking =
+                wants(Scope::Thinking) && role == "assistant" && stats.thinking_blocks > 0;
+            let want_images = wants(Scope::Images) && stats.images > 0;
+            if !(want_result || want_blocks || want_thinking || want_images) {
+                continue;
+            }
+            // The content now: only fetched when its bytes must be copied.
+            let simple_result = want_result
+                && !want_images
+                && current_from_edit.is_none()
+                && stats.images == 0
+                && stats.blocks == stats.text_blocks;
+            let needs_content = !simple_result;
+            if needs_content {
+                fetch_for += 1;
+            }
+            wanted[k] = Some(Want {
+                result: want_result,
+                blocks: want_blocks,
+                thinking: want_thinking,
+                images: want_images,
+                simple_result,
+                needs_content,
+            });
+        }
+        if wanted.iter().all(Option::is_none) {
             continue;
         }
         let tool = e.msg().and_then(|m| m.tool_name.clone());
         let before = pe.tokens();
-        // The content now: only fetched when its bytes must be copied.
-        let simple_result = want_result
-            && !want_images
-            && current_from_edit.is_none()
-            && stats.images == 0
-            && stats.blocks == stats.text_blocks;
-        let mut content: Value = if simple_result {
-            Value::Array(Vec::new())
-        } else {
-            let v = fetch(current_from_edit.unwrap_or(pe.idx))?;
-            let c = match current_from_edit {
-                Some(_) => v.get("replacement").and_then(|r| r.get("content")).cloned(),
-                None => content_of(&v).cloned(),
-            };
-            match c {
-                Some(c) => c,
-                None => continue,
-            }
-        };
-        let mut folds = Vec::new();
-        let mut cur_tokens = before;
-        for &scope in &params.scopes {
-            let step = match scope {
-                Scope::Elide if want_result => fold_result(
-                    &content,
-                    simple_result,
-                    stats.text_truthy_chars,
-                    tool.as_deref(),
-                ),
-                Scope::Elide if want_blocks => fold_blocks(&content, params.block_min),
-                Scope::Thinking if want_thinking => fold_thinking(&content),
-                Scope::Images if want_images => fold_images(&content),
-                _ => None,
-            };
-            let Some((kind, count, new_content)) = step else {
+        let mut fetched: Option<Value> = None;
+        if fetch_for > 0 {
+            let mut v = fetch(current_from_edit.unwrap_or(pe.idx))?;
+            fetched = take_content(&mut v, current_from_edit.is_some());
+        }
+        let missing = fetched.is_none();
+        for (k, params) in runs.iter().enumerate() {
+            let Some(want) = wanted[k] else {
                 continue;
             };
-            let Some(after) = tokens_of(s, pe.idx, &new_content) else {
-                continue;
-            };
-            // Each step already shrinks its own region; an entry never grows.
-            if after > cur_tokens {
+            if want.needs_content && missing {
                 continue;
             }
-            content = new_content;
-            folds.push(ScopeFold {
-                scope,
-                kind,
-                count,
-                tokens_before: cur_tokens,
-                tokens_after: after,
+            let mut content: Value = if want.needs_content {
+                fetch_for -= 1;
+                let shared = fetched.as_ref();
+                match (fetch_for, shared) {
+                    (0, _) => fetched.take().unwrap_or(Value::Null),
+                    (_, Some(c)) => c.clone(),
+                    (_, None) => Value::Null,
+                }
+            } else {
+                Value::Array(Vec::new())
+            };
+            let mut folds = Vec::new();
+            let mut cur_tokens = before;
+            for &scope in &params.scopes {
+                let step = match scope {
+                    Scope::Elide if want.result => fold_result(
+                        &content,
+                        want.simple_result,
+                        stats.text_truthy_chars,
+                        tool.as_deref(),
+                    ),
+                    Scope::Elide if want.blocks => fold_blocks(&content, params.block_min),
+                    Scope::Thinking if want.thinking => fold_thinking(&content),
+                    Scope::Images if want.images => fold_images(&content),
+                    _ => None,
+                };
+                let Some((kind, count, new_content)) = step else {
+                    continue;
+                };
+                let Some(after) = tokens_of(s, pe.idx, &new_content) else {
+                    continue;
+                };
+                // Each step already shrinks its own region; an entry never grows.
+                if after > cur_tokens {
+                    continue;
+                }
+                content = new_content;
+                folds.push(ScopeFold {
+                    scope,
+                    kind,
+                    count,
+                    tokens_before: cur_tokens,
+                    tokens_after: after,
+                });
+                cur_tokens = after;
+            }
+            if folds.is_empty() {
+                continue;
+            }
+            first_pos[k].get_or_insert(pos);
+            new_tokens[k][pos] = cur_tokens;
+            plans[k].folds.push(PlannedFold {
+                target: pe.idx,
+                target_id: e.id_str().to_string(),
+                tool: tool.clone(),
+                content,
+                folds,
+                base,
+                tokens_before: before,
+                tokens_after: cur_tokens,
             });
-            cur_tokens = after;
         }
-        if folds.is_empty() {
-            continue;
+    }
+    for (k, plan) in plans.iter_mut().enumerate() {
+        if let Some(fp) = first_pos[k] {
+            plan.cache_cost = new_tokens[k][fp..].iter().sum();
         }
-        first_pos.get_or_insert(pos);
-        new_tokens[pos] = cur_tokens;
-        plan.folds.push(PlannedFold {
-            target: pe.idx,
-            target_id: e.id_str().to_string(),
-            tool,
-            content,
-            folds,
-            base,
-            tokens_before: before,
-            tokens_after: cur_tokens,
-        });
     }
-    if let Some(fp) = first_pos {
-        plan.cache_cost = new_tokens[fp..].iter().sum();
-    }
-    Ok(plan)
+    Ok(plans)
+}
+
+/// What one run wants of one entry.
+#[derive(Clone, Copy, Debug)]
+struct Want {
+    result: bool,
+    blocks: bool,
+    thinking: bool,
+    images: bool,
+    simple_result: bool,
+    needs_content: bool,
+}
+
+/// Move the content out of a fetched entry (`replacement.content` of an overlay), no copy.
+fn take_content(v: &mut Value, from_edit: bool) -> Option<Value> {
+    let slot = if from_edit {
+        v.get_mut("replacement").and_then(|r| r.get_mut("content"))
+    } else {
+        match v.get("type").and_then(Value::as_str) {
+            Some("message") => v.get_mut("message").and_then(|m| m.get_mut("content")),
+            Some("custom_message") => v.get_mut("content"),
+            _ => None,
+        }
+    };
+    slot.map(Value::take)
 }
 
 type Step = Option<(&'static str, u32, Value)>;

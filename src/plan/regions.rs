@@ -85,6 +85,29 @@ fn close_tag(line: &str) -> Option<&str> {
     Some(name)
 }
 
+/// Whether `text` can hold a region at all: a fence line holds three backticks or tildes, and an
+/// opening tag starts a line with `<`. A few SIMD searches, so every text can be checked while
+/// the session is read.
+pub fn may_hold_regions(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.first() == Some(&b'<')
+        || memchr::memmem::find(b, b"```").is_some()
+        || memchr::memmem::find(b, b"~~~").is_some()
+        || memchr::memmem::find(b, b"\n<").is_some()
+}
+
+/// pi's estimate of the largest region [`find_regions`] finds in `text` (0: none).
+pub fn max_region_tokens(text: &str) -> u64 {
+    if !may_hold_regions(text) {
+        return 0;
+    }
+    find_regions(text)
+        .iter()
+        .map(|r| r.tokens)
+        .max()
+        .unwrap_or(0)
+}
+
 /// Find the outermost fenced blocks and XML spans in `text`.
 pub fn find_regions(text: &str) -> Vec<Region> {
     let mut out = Vec::new();
@@ -201,6 +224,27 @@ mod tests {
         assert!(find_regions("<div>\nopen only").is_empty());
         assert!(find_regions("<Div>\nx\n</Div>").is_empty());
         assert!(find_regions("  <div>\nx\n</div>").is_empty());
+    }
+
+    #[test]
+    fn max_region_matches_find_regions() {
+        let texts = [
+            "no regions here, just prose < and ` and ~~ and `` marks",
+            "intro\n```rust\nfn a() {}\n```\nmid\n<file path=\"x\">\nbody\n```\ninner\n```\n</file>\nend",
+            "<div>\nx\n</div>",
+            "a\n  ~~~\nindented fence\n  ~~~\nb",
+            "```\nnever closed",
+            "  <div>\nindented tag\n</div>",
+        ];
+        for t in texts {
+            let want = find_regions(t).iter().map(|r| r.tokens).max().unwrap_or(0);
+            assert_eq!(max_region_tokens(t), want, "{t:?}");
+            if want > 0 {
+                assert!(may_hold_regions(t));
+            }
+        }
+        assert_eq!(max_region_tokens(texts[0]), 0);
+        assert!(max_region_tokens(texts[1]) > max_region_tokens(texts[2]));
     }
 
     #[test]

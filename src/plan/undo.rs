@@ -5,8 +5,8 @@
 //! someone else was in force before the first fold, that overlay's replacement (a pi omission
 //! stays an omission). Folds made moot by a later compaction and folds superseded by someone
 //! else's newer overlay are left alone and reported. The plan names *where* each restoration's
-//! bytes come from; the command copies them into the batch one entry at a time, so memory holds
-//! the appended bytes once. Pure: no I/O.
+//! bytes come from; the command copies them into the append one entry at a time, written in
+//! chunks, so memory holds one chunk rather than everything restored. Pure: no I/O.
 
 use crate::wall::{Wall, WallState};
 

@@ -22,8 +22,9 @@ use crate::jscompat::{self, StringifyLen, Utf16Len};
 ///
 /// pi writes string ids; hostile files may carry numbers or `null`. Non-string ids are kept in a
 /// separate namespace (their JSON text behind a NUL) so `5` and `"5"` never collide, as in JS.
+/// Shared (`Arc`): the tree indexes every id of a session without copying it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key(pub Box<str>);
+pub struct Key(pub std::sync::Arc<str>);
 
 impl Key {
     /// A string id.
@@ -151,6 +152,10 @@ pub struct ContentStats {
     pub blocks: u32,
     /// Length of the longest text block (cheap filter for fenced-block planning).
     pub max_text_len: u64,
+    /// pi's estimate of the largest fenced block / top-level XML span in any text (the string
+    /// content, or a text block), found while reading: `elide` re-reads an entry for its blocks
+    /// only when this reaches the block minimum.
+    pub max_region_tokens: u64,
     pub images: u32,
     pub thinking_blocks: u32,
     pub thinking_chars: u64,
@@ -219,6 +224,7 @@ impl<'de> Deserialize<'de> for ContentStats {
                 Ok(ContentStats {
                     is_string: true,
                     string_len: jscompat::utf16_len(v) as u64,
+                    max_region_tokens: crate::plan::regions::max_region_tokens(v),
                     ..Default::default()
                 })
             }
@@ -263,13 +269,40 @@ fn weird() -> ContentStats {
     }
 }
 
+/// A text block's `text`, measured while it is parsed: its UTF-16 length and its largest
+/// foldable region (see [`crate::plan::regions`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct TextStats {
+    len: u64,
+    max_region_tokens: u64,
+}
+
+impl<'de> Deserialize<'de> for TextStats {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TextStats;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<TextStats, E> {
+                Ok(TextStats {
+                    len: jscompat::utf16_len(v) as u64,
+                    max_region_tokens: crate::plan::regions::max_region_tokens(v),
+                })
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 /// One content block, measured.
 #[derive(Deserialize, Default)]
 struct BlockStats<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: Option<Cow<'a, str>>,
     #[serde(default)]
-    text: Option<Utf16Len>,
+    text: Option<TextStats>,
     #[serde(default)]
     thinking: Option<Utf16Len>,
     #[serde(rename = "thinkingSignature", default)]
@@ -313,10 +346,11 @@ impl BlockStats<'_> {
                 s.text_blocks += 1;
                 match self.text {
                     Some(t) => {
-                        let n = t.0 as u64;
+                        let n = t.len;
                         s.text_all_chars += n;
                         s.text_truthy_chars += n;
                         s.max_text_len = s.max_text_len.max(n);
+                        s.max_region_tokens = s.max_region_tokens.max(t.max_region_tokens);
                     }
                     None => s.assistant_crash = true,
                 }
@@ -524,7 +558,7 @@ struct RawMessage<'a> {
 /// A projected-message source: role, estimate inputs and a few facts the planners use.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Msg {
-    pub role_name: String,
+    pub role_name: Cow<'static, str>,
     pub role: Option<Role>,
     pub content: ContentStats,
     /// `stopReason` (assistants).
@@ -539,20 +573,20 @@ pub struct Msg {
     /// bashExecution `command.length + output.length` (None when a field is missing: pi throws).
     pub bash_chars: Option<u64>,
     pub exclude_from_context: bool,
-    /// System-message details (role system only).
-    pub system: Option<SystemInfo>,
+    /// System-message details (role system only; boxed: most messages have none).
+    pub system: Option<Box<SystemInfo>>,
     /// Σ non-empty section lengths + stringify(toolsAdded) for this system message alone.
     pub system_extra_chars: u64,
 }
 
 impl Msg {
     fn from_raw(m: RawMessage<'_>, migrate_hook_role: bool) -> Msg {
-        let mut role_name = m.role.as_deref().unwrap_or("").to_string();
+        let mut role_name = intern(m.role.as_deref().unwrap_or(""), ROLES);
         if migrate_hook_role && role_name == "hookMessage" {
             // pi's v2→v3 migration.
-            role_name = "custom".to_string();
+            role_name = Cow::Borrowed("custom");
         }
-        let role = match role_name.as_str() {
+        let role = match &*role_name {
             "" => None,
             r => Some(Role::parse_str(r)),
         };
@@ -589,7 +623,7 @@ impl Msg {
             None
         };
         let (system, system_extra_chars) = match system {
-            Some((s, x)) => (Some(s), x),
+            Some((s, x)) => (Some(Box::new(s)), x),
             None => (None, 0),
         };
         Msg {
@@ -729,7 +763,7 @@ pub struct Entry {
     /// Byte length of the line (without the `\n`).
     pub len: u32,
     /// The `type` field (empty when missing or not a string).
-    pub ty: Box<str>,
+    pub ty: Cow<'static, str>,
     /// `id` (None when missing: JS `undefined`).
     pub id: Option<Key>,
     /// `parentId` when present and truthy.
@@ -751,7 +785,7 @@ impl Entry {
     pub fn editable(&self) -> bool {
         match &self.body {
             Body::CustomMessage { .. } => true,
-            Body::Message(m) => matches!(m.role_name.as_str(), "user" | "assistant" | "toolResult"),
+            Body::Message(m) => matches!(&*m.role_name, "user" | "assistant" | "toolResult"),
             _ => false,
         }
     }
@@ -1190,12 +1224,49 @@ fn slow_path_inner(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode
     }
 }
 
+/// The entry types pi writes.
+const TYPES: &[&str] = &[
+    "message",
+    "context_edit",
+    "custom",
+    "custom_message",
+    "compaction",
+    "branch_summary",
+    "model_change",
+    "thinking_level_change",
+    "session_info",
+    "label",
+    "usage",
+    "session",
+];
+
+/// The message roles pi writes.
+const ROLES: &[&str] = &[
+    "assistant",
+    "toolResult",
+    "user",
+    "system",
+    "bashExecution",
+    "custom",
+    "hookMessage",
+    "compactionSummary",
+    "branchSummary",
+];
+
+/// `s` without an allocation when it is one of `known` (read for every entry of every session).
+fn intern(s: &str, known: &[&'static str]) -> Cow<'static, str> {
+    match known.iter().find(|k| **k == s) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(s.to_string()),
+    }
+}
+
 fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -> Entry {
-    let ty = raw.ty.as_deref().unwrap_or("").to_string();
-    let body = match ty.as_str() {
+    let ty = intern(raw.ty.as_deref().unwrap_or(""), TYPES);
+    let body = match &*ty {
         "message" => match raw.message {
             Some(m) => Body::Message(Box::new(Msg::from_raw(m, mode.migrate_hook_role))),
-            None => Body::Odd(ty.clone()),
+            None => Body::Odd(ty.to_string()),
         },
         "custom_message" => Body::CustomMessage {
             custom_type: raw.custom_type,
@@ -1244,7 +1315,7 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
         line,
         offset,
         len,
-        ty: ty.into(),
+        ty,
         id: raw.id.map(|i| i.0),
         parent: raw.parent_id.map(|i| i.0).filter(Key::truthy),
         timestamp_ms: raw

@@ -6,6 +6,12 @@
 //! facts pi's estimator needs. Content is not retained; [`Session::read_value`] re-reads one
 //! line when its bytes are needed. Every problem is recorded with its line number.
 //!
+//! While streaming, the reader also hashes every byte (`hash`) and, separately, the bytes from
+//! [`TAIL_CHECK`] before the end (`tail_from`, `tail_hash`), and records the file's identity
+//! (device, inode, mtime, ctime): the writer's "unchanged since read" check re-reads only that
+//! tail (see [`crate::writer`]). The descriptor stays open so that re-reads come from the very
+//! file that was indexed, with one positioned read each.
+//!
 //! Reading never writes. Writing lives in [`crate::writer`] alone.
 
 pub mod entry;
@@ -58,14 +64,57 @@ pub enum Tail {
     Torn,
 }
 
+/// Bytes at the end of the file whose hash the writer re-checks under its lock.
+pub const TAIL_CHECK: u64 = 1 << 20;
+
+/// What identifies the file that was read, besides its bytes (Unix: device, inode, and mtime /
+/// ctime in nanoseconds, taken before the first byte was read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileIdentity {
+    pub dev: u64,
+    pub ino: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+}
+
+impl FileIdentity {
+    /// The identity of an open file (None where the platform does not expose one).
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileIdentity> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            Some(FileIdentity {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
 /// A session file, indexed.
 #[derive(Debug)]
 pub struct Session {
     pub path: PathBuf,
     /// File size in bytes when read.
     pub size: u64,
-    /// Hash of every byte read (re-checked by the writer before it appends).
+    /// Hash of every byte read.
     pub hash: u64,
+    /// Offset from which `tail_hash` covers the bytes read (the last [`TAIL_CHECK`] bytes).
+    pub tail_from: u64,
+    /// Hash of the bytes read from `tail_from` to the end (re-checked by the writer).
+    pub tail_hash: u64,
+    /// The file's identity when it was opened (None: read from bytes, or not Unix).
+    pub identity: Option<FileIdentity>,
+    /// The descriptor the session was read from (re-reads use it; None: read from bytes).
+    pub file: Option<File>,
     pub mtime: Option<SystemTime>,
     pub header: Header,
     /// Line of the header.
@@ -116,14 +165,18 @@ impl Session {
                 format!("{}: cannot open: {e}", path.display()),
             )
         })?;
-        let mut s = read_from(file, path)?;
-        s.mtime = meta.modified().ok();
+        // Identity and size of the opened file itself, before the first byte is read.
+        let opened = file.metadata().unwrap_or(meta);
+        let mut s = read_from(&file, path, opened.len())?;
+        s.mtime = opened.modified().ok();
+        s.identity = FileIdentity::of(&opened);
+        s.file = Some(file);
         Ok(s)
     }
 
     /// Read a session from bytes (tests, fuzzing). `path` is only used in messages.
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Session> {
-        read_from(bytes, path)
+        read_from(bytes, path, bytes.len() as u64)
     }
 
     /// The legacy version pi would migrate from, if any.
@@ -137,14 +190,27 @@ impl Session {
         }
     }
 
+    /// Re-read `len` bytes at `offset` from the file that was read (one positioned read on
+    /// the descriptor kept open; a fresh open where there is none).
+    pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        #[cfg(unix)]
+        if let Some(f) = &self.file {
+            use std::os::unix::fs::FileExt;
+            f.read_exact_at(&mut buf, offset)?;
+            return Ok(buf);
+        }
+        let mut f = File::open(&self.path)?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(&mut buf)?;
+        Ok(buf)
+    }
+
     /// Re-read entry `idx`'s line as text (invalid UTF-8 decoded with replacement, as pi does).
     pub fn read_line(&self, idx: usize) -> Result<String> {
         let e = &self.entries[idx];
-        let mut f = File::open(&self.path)
-            .with_context(|| format!("{}: cannot reopen", self.path.display()))?;
-        f.seek(SeekFrom::Start(e.offset))?;
-        let mut buf = vec![0u8; e.len as usize];
-        f.read_exact(&mut buf)
+        let buf = self
+            .read_at(e.offset, e.len as usize)
             .with_context(|| format!("{}:{}: cannot re-read line", self.path.display(), e.line))?;
         Ok(match String::from_utf8(buf) {
             Ok(t) => t,
@@ -190,16 +256,16 @@ impl Session {
 
     /// Count of entries by `type`, sorted by type name.
     pub fn counts_by_type(&self) -> Vec<(String, usize)> {
-        let mut m = std::collections::BTreeMap::<String, usize>::new();
+        let mut m = std::collections::BTreeMap::<&str, usize>::new();
         for e in &self.entries {
             let k = match e.body {
-                Body::NonObject => "(non-object)".to_string(),
-                _ if e.ty.is_empty() => "(no type)".to_string(),
-                _ => e.ty.to_string(),
+                Body::NonObject => "(non-object)",
+                _ if e.ty.is_empty() => "(no type)",
+                _ => &e.ty,
             };
             *m.entry(k).or_default() += 1;
         }
-        m.into_iter().collect()
+        m.into_iter().map(|(k, n)| (k.to_string(), n)).collect()
     }
 
     fn problem(
@@ -218,13 +284,20 @@ impl Session {
     }
 }
 
-/// Streaming line splitter + hasher over any reader.
-fn read_from<R: Read>(mut r: R, path: &Path) -> Result<Session> {
+/// Streaming line splitter + hasher over any reader. `expect_len` is the size the file had when
+/// opened: the tail hash covers the bytes from [`TAIL_CHECK`] before it to the end.
+fn read_from<R: Read>(mut r: R, path: &Path, expect_len: u64) -> Result<Session> {
     let mut hasher = crate::hash::StreamHasher::new();
+    let mut tail_hasher = crate::hash::StreamHasher::new();
+    let tail_from = expect_len.saturating_sub(TAIL_CHECK);
     let mut s = Session {
         path: path.to_path_buf(),
         size: 0,
         hash: 0,
+        tail_from,
+        tail_hash: 0,
+        identity: None,
+        file: None,
         mtime: None,
         header: Header::default(),
         header_line: 0,
@@ -253,7 +326,12 @@ fn read_from<R: Read>(mut r: R, path: &Path) -> Result<Session> {
         };
         let chunk = &buf[..n];
         hasher.write(chunk);
-        s.size += n as u64;
+        let end = s.size + n as u64;
+        if end > tail_from {
+            let skip = tail_from.saturating_sub(s.size) as usize;
+            tail_hasher.write(&chunk[skip..]);
+        }
+        s.size = end;
         let mut start = 0usize;
         // Complete the pending line first.
         if !pending.is_empty() {
@@ -280,6 +358,7 @@ fn read_from<R: Read>(mut r: R, path: &Path) -> Result<Session> {
         pending.extend_from_slice(&chunk[start..]);
     }
     s.hash = hasher.finish();
+    s.tail_hash = tail_hasher.finish();
     if !pending.is_empty() {
         // The text after the last "\n": pi parses it and then appends "\n" to the file.
         let before = s.entries.len();

@@ -324,3 +324,123 @@ fn a_pi_naming_the_session_from_another_directory_is_detected() {
         unrelated.stderr
     );
 }
+
+/// Active wall items of a session.
+fn active_folds(f: &Path) -> usize {
+    Loaded::open(f)
+        .unwrap()
+        .wall
+        .items
+        .iter()
+        .filter(|it| it.state == pi_shake::wall::WallState::Active)
+        .count()
+}
+
+#[test]
+fn a_streamed_undo_cut_short_loses_only_overlays_its_log_lists() {
+    // A shaken session, and the context a complete undo gives.
+    let shaken = fixture();
+    let r = pi_shake(&[
+        "shake",
+        "--scope",
+        "all",
+        "--profile",
+        "aggressive",
+        shaken.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let folded = active_folds(&shaken);
+    assert!(folded >= 4, "the fixture should fold several entries");
+    let clean = copy_fixture(&shaken);
+    let r = pi_shake(&["undo", "--force", clean.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let want = Loaded::open(&clean).unwrap().projection.context.tokens;
+    assert_eq!(active_folds(&clean), 0);
+
+    let mut files = vec![clean];
+    // One line per chunk: the log entry, then one restoring overlay per write. The third write
+    // fails before any byte (a cut at a line boundary) or after half its bytes (a torn line).
+    for torn in [false, true] {
+        let f = copy_fixture(&shaken);
+        let before = std::fs::read(&f).unwrap();
+        let mut calls = 0;
+        let err = pi_shake::commands::undo::undo_one_with(&f, true, 1, &mut |file, bytes| {
+            calls += 1;
+            if calls == 3 {
+                if torn {
+                    file.write_all(&bytes[..bytes.len() / 2])?;
+                }
+                return Err(std::io::Error::from_raw_os_error(28));
+            }
+            file.write_all(bytes)
+        })
+        .unwrap_err();
+        assert_eq!(calls, 3, "one write per line");
+        assert_eq!(
+            pi_shake::error::exit_code_of(&err),
+            pi_shake::error::ExitCode::Unsafe
+        );
+        let after = std::fs::read(&f).unwrap();
+        assert!(
+            after.starts_with(&before),
+            "previous bytes must be a prefix"
+        );
+        age(&f);
+        if torn {
+            // Log + one overlay complete, then half a line: later runs refuse until pi (or
+            // anyone) completes it, and the file is left as it is.
+            assert!(!after.ends_with(b"\n"));
+            let r = pi_shake(&["undo", f.to_str().unwrap()]);
+            assert_eq!(r.code, 4, "{}", r.stderr);
+            assert_eq!(std::fs::read(&f).unwrap(), after);
+        } else {
+            // The log lists every restore; only the first overlay landed. The rest of the wall
+            // stands, and the next undo restores it.
+            assert!(after.ends_with(b"\n"));
+            assert_eq!(active_folds(&f), folded - 1);
+            let r = pi_shake(&["undo", f.to_str().unwrap()]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert_eq!(active_folds(&f), 0);
+            assert_eq!(Loaded::open(&f).unwrap().projection.context.tokens, want);
+        }
+        files.push(f);
+    }
+    assert_pi_loads(&files);
+}
+
+#[test]
+fn a_same_size_rewrite_before_the_checked_tail_is_refused() {
+    // Bigger than the tail the writer re-reads: the change sits outside it, and the file's
+    // identity (mtime / ctime) gives it away.
+    let work = temp_dir("big-rewrite");
+    let f = work.join("big.jsonl");
+    let text = "x".repeat(3 << 20);
+    let lines = [
+        json!({"type": "session", "version": 3, "id": "01a22b23-ae19-74c3-98ee-d6569285609a", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}),
+        json!({"type": "message", "id": "aaaa0001", "parentId": null, "timestamp": "2026-01-01T00:00:01.000Z", "message": {"role": "user", "content": [{"type": "text", "text": "read it"}], "timestamp": 1}}),
+        json!({"type": "message", "id": "aaaa0002", "parentId": "aaaa0001", "timestamp": "2026-01-01T00:00:02.000Z", "message": {"role": "toolResult", "toolCallId": "t1", "toolName": "read", "content": [{"type": "text", "text": text}], "isError": false, "timestamp": 2}}),
+        json!({"type": "message", "id": "aaaa0003", "parentId": "aaaa0002", "timestamp": "2026-01-01T00:00:03.000Z", "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop", "timestamp": 3}}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&f, body).unwrap();
+    age(&f);
+    let l = Loaded::open(&f).unwrap();
+    let b = planned(&l);
+    // Past any filesystem timestamp tick.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let mut bytes = std::fs::read(&f).unwrap();
+    assert!(bytes.len() as u64 > 2 * pi_shake::session::TAIL_CHECK);
+    let i = bytes.iter().position(|&c| c == b'"').unwrap();
+    bytes[i + 1] ^= 0x20;
+    std::fs::write(&f, &bytes).unwrap();
+    let err = writer::commit(
+        &l.session,
+        &l.tree,
+        &l.projection,
+        &b,
+        &WriteOptions { force: true },
+    )
+    .unwrap_err();
+    assert!(format!("{err:#}").contains("changed"), "{err:#}");
+    assert_eq!(std::fs::read(&f).unwrap(), bytes);
+}
