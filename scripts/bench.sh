@@ -188,6 +188,42 @@ process.stdout.write(out.join("\n") + "\n");
 EOF
 	cat "$DIR/results-$SIZE.md" >>"$ALL_MD"
 	cat "$DIR/results-$SIZE.md"
+
+	# --- compact --dry-run at a few budgets, against status on the same file in the same run ---
+	echo "== timing compact $SIZE ($N runs each)" >&2
+	hyperfine -N --warmup 1 --runs "$N" --export-json "$DIR/hyperfine-compact-$SIZE.json" \
+		-n status "$BIN status $F" \
+		-n "compact 0.30" "$BIN compact --dry-run --target-ratio 0.30 $F" \
+		-n "compact 0.10" "$BIN compact --dry-run --target-ratio 0.10 $F" \
+		-n "compact 0.05" "$BIN compact --dry-run --target-ratio 0.05 $F" >&2
+	CRSS="$DIR/rss-compact-$SIZE.txt"
+	: >"$CRSS"
+	echo "status $(peak_rss "$BIN" status "$F")" >>"$CRSS"
+	for R in 0.30 0.10 0.05; do
+		echo "compact $R $(peak_rss "$BIN" compact --dry-run --target-ratio "$R" "$F")" >>"$CRSS"
+	done
+	node - "$DIR/hyperfine-compact-$SIZE.json" "$CRSS" "$SIZE" "$BYTES" >"$DIR/results-compact-$SIZE.md" <<'EOF'
+const fs = require("fs");
+const [json, rssFile, size, bytes] = process.argv.slice(2);
+const hf = JSON.parse(fs.readFileSync(json, "utf8")).results;
+const rss = Object.fromEntries(fs.readFileSync(rssFile, "utf8").trim().split("\n").map((l) => {
+	const i = l.lastIndexOf(" ");
+	return [l.slice(0, i), Number(l.slice(i + 1))];
+}));
+const st = hf.find((r) => r.command === "status");
+const out = [`### compact --dry-run, ${size} session (${(Number(bytes) / 1e6).toFixed(1)} MB)`, "",
+	"| command | median (s) | this ÷ status | CPU user+sys (s) | CPU ÷ status CPU | peak RSS (MB) | RSS ÷ file size |",
+	"|---|---:|---:|---:|---:|---:|---:|"];
+for (const r of hf) {
+	const cpu = r.user + r.system, sc = st.user + st.system, m = rss[r.command];
+	out.push(`| ${r.command} | ${r.median.toFixed(3)} | ${(r.median / st.median).toFixed(2)}× | ${cpu.toFixed(3)} | ${(cpu / sc).toFixed(2)}× | ${m ? (m / 1024).toFixed(1) : "–"} | ${m ? ((m * 1024) / Number(bytes)).toFixed(3) : "–"} |`);
+}
+out.push("");
+process.stdout.write(out.join("\n") + "\n");
+EOF
+	cat "$DIR/results-compact-$SIZE.md" >>"$ALL_MD"
+	cat "$DIR/results-compact-$SIZE.md"
+	# --- end compact ---
 done
 
 # Linearity: wall seconds, CPU seconds and peak RSS per 100 MB of file, per size.

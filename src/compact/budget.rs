@@ -37,6 +37,9 @@ pub const SEG_MAX: usize = 320;
 pub const SEG: usize = 200;
 /// Chars a cut marker costs, about (`[… 1,234 lines cut …]` and its newline).
 pub const MARKER_COST: f64 = 24.0;
+/// Plain lines merged into one unit: at most this many extra lines and this many chars.
+const MERGE_LINES: u8 = 7;
+const MERGE_CHARS: usize = 240;
 /// Units of a pair queued again when it opens.
 const REQUEUE: usize = 64;
 /// Minimum length of a distinctive string.
@@ -61,9 +64,15 @@ pub struct Unit {
     pub s0: u32,
     pub sn: u8,
     pub flags: u8,
+    /// Further whole lines it spans (plain lines are merged into small runs).
+    pub nl: u8,
 }
 
 impl Unit {
+    /// Its last line.
+    pub fn end_line(&self) -> u32 {
+        self.line + u32::from(self.nl)
+    }
     /// End byte offset.
     pub fn b1(&self) -> u32 {
         self.b0 + u32::from(self.blen)
@@ -378,14 +387,33 @@ impl Extractor {
                 if z == line.len() {
                     flags |= F_LINE_END;
                 }
+                let sn = (f.strs.len() as u32 - s0).min(u32::from(u8::MAX)) as u8;
+                let u16 = crate::jscompat::utf16_len(seg) as u16;
+                let whole = F_LINE_START | F_LINE_END;
+                // A plain whole line joins a preceding run of plain whole lines (fewer units).
+                if let Some(prev) = f.units.last_mut()
+                    && sn == 0
+                    && flags == whole
+                    && prev.sn == 0
+                    && prev.flags == whole
+                    && prev.end_line() + 1 == ln as u32
+                    && prev.nl < MERGE_LINES
+                    && usize::from(prev.u16) + usize::from(u16) < MERGE_CHARS
+                {
+                    prev.blen += 1 + (z - a) as u16;
+                    prev.u16 += 1 + u16;
+                    prev.nl += 1;
+                    continue;
+                }
                 f.units.push(Unit {
                     line: ln as u32,
                     b0: (off + a) as u32,
                     blen: (z - a) as u16,
-                    u16: crate::jscompat::utf16_len(seg) as u16,
+                    u16,
                     s0,
-                    sn: (f.strs.len() as u32 - s0).min(u32::from(u8::MAX)) as u8,
+                    sn,
                     flags,
+                    nl: 0,
                 });
             }
             off += line.len() + 1;
@@ -657,7 +685,7 @@ fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
                     out.push(Piece::Text("…".into()));
                 }
             }
-            Some(p) if p.line == u.line => {
+            Some(p) if p.end_line() == u.line => {
                 if p.b1() != u.b0 {
                     out.push(Piece::Text("…".into()));
                 }
@@ -666,7 +694,7 @@ fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
                 if p.flags & F_LINE_END == 0 {
                     out.push(Piece::Text("…".into()));
                 }
-                let gap = u.line - p.line - 1;
+                let gap = u.line - p.end_line() - 1;
                 if gap > 0 {
                     out.push(Piece::Text(format!("\n{}\n", lines_cut(gap))));
                 } else {
@@ -684,7 +712,7 @@ fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
         if p.flags & F_LINE_END == 0 {
             out.push(Piece::Text("…".into()));
         }
-        let rest = f.lines.saturating_sub(p.line + 1);
+        let rest = f.lines.saturating_sub(p.end_line() + 1);
         if rest > 0 {
             out.push(Piece::Text(format!("\n{}", lines_cut(rest))));
         }
@@ -720,13 +748,14 @@ pub fn measure_lines(f: &OutFeat, sel: &[u32]) -> usize {
 
 /// Lines with at least one kept unit.
 pub fn lines_kept(f: &OutFeat, sel: &[u32]) -> usize {
-    let mut n = 0;
-    let mut last = u32::MAX;
+    let mut n = 0usize;
+    let mut next = 0u32; // first line not yet counted
     for &i in sel {
-        let l = f.units[i as usize].line;
-        if l != last {
-            n += 1;
-            last = l;
+        let u = &f.units[i as usize];
+        let from = u.line.max(next);
+        if u.end_line() >= from {
+            n += (u.end_line() - from + 1) as usize;
+            next = u.end_line() + 1;
         }
     }
     n

@@ -407,42 +407,41 @@ impl Ctx<'_> {
         l: &Level,
         budget: u64,
         sel: &[Vec<u32>],
-        outputs: Option<&[Option<String>]>,
+        mut outputs: Option<&mut [Option<String>]>,
     ) -> String {
         let prep = self.prep;
-        let decided: Vec<Decided<'_>> = prep
-            .pairs
-            .iter()
-            .enumerate()
-            .map(|(i, pair)| {
-                let action = self.action(i, l, &sel[i]);
-                let body = match (action, prep.pins[i]) {
-                    (Action::Drop | Action::Unpaired, _) => None,
-                    (_, Some(Pin::UnresolvedError)) if l.err_lines => {
-                        self.lines_body(i, &sel[i], outputs)
+        let mut decided: Vec<Decided<'_>> = Vec::with_capacity(prep.pairs.len());
+        for (i, pair) in prep.pairs.iter().enumerate() {
+            let action = self.action(i, l, &sel[i]);
+            let body_of = |outputs: &mut Option<&mut [Option<String>]>| {
+                self.lines_body(i, &sel[i], outputs.as_deref_mut().and_then(|o| o[i].take()))
+            };
+            let body = match (action, prep.pins[i]) {
+                (Action::Drop | Action::Unpaired, _) => None,
+                (_, Some(Pin::UnresolvedError)) if l.err_lines => body_of(&mut outputs),
+                (_, Some(Pin::EditWrite)) => Some((
+                    String::new(),
+                    prep.pin_outputs[i]
+                        .clone()
+                        .unwrap_or_else(|| pair.output.clone()),
+                )),
+                (_, Some(pin)) => {
+                    let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
+                    if !l.pin_bodies && pin != Pin::UnresolvedError {
+                        Some(("output not kept".into(), String::new()))
+                    } else {
+                        Some(render::pin_body(out, pin, l.git_head, l.skill_head))
                     }
-                    (_, Some(Pin::EditWrite)) => Some((
-                        String::new(),
-                        prep.pin_outputs[i].clone().unwrap_or_default(),
-                    )),
-                    (_, Some(pin)) => {
-                        let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
-                        if !l.pin_bodies && pin != Pin::UnresolvedError {
-                            Some(("output not kept".into(), String::new()))
-                        } else {
-                            Some(render::pin_body(out, pin, l.git_head, l.skill_head))
-                        }
-                    }
-                    _ => self.lines_body(i, &sel[i], outputs),
-                };
-                Decided {
-                    pair,
-                    action,
-                    pin: prep.pins[i],
-                    body,
                 }
-            })
-            .collect();
+                _ => body_of(&mut outputs),
+            };
+            decided.push(Decided {
+                pair,
+                action,
+                pin: prep.pins[i],
+                body,
+            });
+        }
         render::render(
             &prep.msgs,
             &decided,
@@ -451,11 +450,13 @@ impl Ctx<'_> {
         )
     }
 
+    /// A line-cut body: `rendered` when the real text was read, else a placeholder of the same
+    /// length (measuring).
     fn lines_body(
         &self,
         i: usize,
         sel: &[u32],
-        outputs: Option<&[Option<String>]>,
+        rendered: Option<String>,
     ) -> Option<(String, String)> {
         let f = self.prep.feats[i].as_ref()?;
         let kept = budget::lines_kept(f, sel);
@@ -471,8 +472,8 @@ impl Ctx<'_> {
                 crate::report::thousands(u64::from(f.lines))
             )
         };
-        let text = match outputs.and_then(|o| o[i].as_deref()) {
-            Some(body) => body.to_string(),
+        let text = match rendered {
+            Some(body) => body,
             None => {
                 let n = budget::measure_lines(f, sel);
                 // A placeholder of the same UTF-16 length (backticks counted in the fence).
@@ -626,7 +627,7 @@ pub fn finish(
                 .as_ref()
                 .map(|f| budget::render_lines(&full, f, &sel[i]));
         }
-        summary = ctx.render(&level, budget, &sel, Some(&outputs));
+        summary = ctx.render(&level, budget, &sel, Some(&mut outputs));
         let size = tokens_of(&summary);
         guard += 1;
         if size <= budget || guard >= 4 {

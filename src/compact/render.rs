@@ -309,7 +309,7 @@ pub fn render(
     previous: Option<&str>,
     o: &RenderOptions,
 ) -> String {
-    let mut parts: Vec<String> = Vec::new();
+    let mut parts = Parts(String::new());
     if o.short_title {
         parts.push(format!(
             "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
@@ -337,7 +337,7 @@ pub fn render(
     }
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Decided<'_>> = Vec::new();
-    let flush = |run: &mut Vec<&Decided<'_>>, parts: &mut Vec<String>| {
+    let flush = |run: &mut Vec<&Decided<'_>>, parts: &mut Parts| {
         if run.is_empty() {
             return;
         }
@@ -496,5 +496,17 @@ pub fn render(
             keep_window(prev, o.carried_cap, o.carried_cap / 2)
         ));
     }
-    parts.join("\n\n")
+    parts.0
+}
+
+/// The summary's parts, joined by blank lines as they come (one buffer, no second copy).
+struct Parts(String);
+
+impl Parts {
+    fn push(&mut self, part: String) {
+        if !self.0.is_empty() {
+            self.0.push_str("\n\n");
+        }
+        self.0.push_str(&part);
+    }
 }
