@@ -40,6 +40,8 @@ pub const MARKER_COST: f64 = 24.0;
 /// Plain lines merged into one unit: at most this many extra lines and this many chars.
 const MERGE_LINES: u8 = 7;
 const MERGE_CHARS: usize = 240;
+/// Query words counted per unit, at most.
+const MAX_QUERY: usize = 6;
 /// Units of a pair queued again when it opens.
 const REQUEUE: usize = 64;
 /// Minimum length of a distinctive string.
@@ -258,9 +260,53 @@ fn pieces(s: &str, mut f: impl FnMut(u64)) {
     flush(&mut cur);
 }
 
-/// Word-piece vocabulary of the kept part and the latest prompts.
+const QUERY_STOP: &[&str] = &[
+    "this", "that", "with", "from", "have", "will", "would", "there", "their", "what", "about",
+    "which", "when", "make", "like", "into", "than", "then", "them", "these", "some", "could",
+    "other", "only", "also", "just", "more", "should", "does", "done", "here", "file", "files",
+    "true", "false", "null", "none", "your", "need", "let's", "lets", "okay", "look", "check",
+    "want", "were", "been", "being", "they", "each", "line", "lines", "text", "type", "using",
+];
+
+/// Query pieces of a word: lowercase, camelCase split, ≥ 4 chars, no stop words, a plural
+/// `s` dropped.
+fn query_pieces(w: &str, mut f: impl FnMut(u64)) {
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    let mut flush = |cur: &mut String| {
+        let t = cur
+            .strip_suffix('s')
+            .filter(|t| t.len() >= 4)
+            .unwrap_or(cur);
+        if t.len() >= 4 && !QUERY_STOP.contains(&t) && !t.bytes().all(|b| b.is_ascii_digit()) {
+            f(xxh3_64(t.as_bytes()) ^ QUERY_SALT);
+        }
+        cur.clear();
+    };
+    for c in w.chars() {
+        if !c.is_alphanumeric() {
+            flush(&mut cur);
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            flush(&mut cur);
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    flush(&mut cur);
+}
+
+/// Query pieces live in the string table under salted hashes.
+const QUERY_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+/// The class byte of a query piece.
+const QUERY_CLASS: u8 = 255;
+
+/// Word-piece vocabulary of the kept part (for relatedness) and the query words of what the
+/// agent is doing now (the kept part's prompts, answers and call arguments).
 #[derive(Default, Debug)]
-pub struct Vocab(HashSet<u64>);
+pub struct Vocab(HashSet<u64>, HashSet<u64>);
 
 impl Vocab {
     /// Add a text's pieces.
@@ -268,6 +314,17 @@ impl Vocab {
         for w in text.split(|c: char| c.is_whitespace()) {
             pieces(w, |h| {
                 self.0.insert(h);
+            });
+        }
+    }
+    /// Add a text's query words (pieces of ≥ 4 chars, stop words left out).
+    pub fn add_query(&mut self, text: &str) {
+        for w in text.split(|c: char| !c.is_alphanumeric()) {
+            if w.chars().count() < 4 {
+                continue;
+            }
+            query_pieces(w, |h| {
+                self.1.insert(h);
             });
         }
     }
@@ -380,6 +437,37 @@ impl Extractor {
                     }
                     f.strs.push(id);
                 }
+                // Words of what the agent is doing now, found in this line.
+                let q0 = f.strs.len();
+                for w in seg.split(|c: char| !c.is_alphanumeric()) {
+                    if f.strs.len() - q0 >= MAX_QUERY || w.len() < 4 {
+                        continue;
+                    }
+                    let mut hs: Vec<u64> = Vec::new();
+                    query_pieces(w, |h| {
+                        if self.vocab.1.contains(&h) {
+                            hs.push(h);
+                        }
+                    });
+                    for h in hs {
+                        let id = *self.ids.entry(h).or_insert_with(|| {
+                            self.table.push(StrInfo {
+                                class: QUERY_CLASS,
+                                ..Default::default()
+                            });
+                            self.table.len() as u32 - 1
+                        });
+                        if f.strs[q0..].contains(&id) {
+                            continue;
+                        }
+                        let info = &mut self.table[id as usize];
+                        if info.last != tag {
+                            info.last = tag;
+                            info.df = info.df.saturating_add(1);
+                        }
+                        f.strs.push(id);
+                    }
+                }
                 let mut flags = if err { F_ERR } else { 0 };
                 if a == 0 {
                     flags |= F_LINE_START;
@@ -446,6 +534,8 @@ pub struct Weights {
     pub err_line: f32,
     pub rel_gain: f32,
     pub df_gain: f32,
+    /// Worth of a query word found in a line (before its rarity).
+    pub q_gain: f32,
 }
 
 impl Default for Weights {
@@ -455,12 +545,17 @@ impl Default for Weights {
             err_line: 0.5,
             rel_gain: 1.5,
             df_gain: 1.0,
+            q_gain: 2.0,
         }
     }
 }
 
 /// A string's value (before its pair's factor).
 pub fn str_value(i: &StrInfo, w: &Weights) -> f32 {
+    if i.class == QUERY_CLASS {
+        // A word of the current work: rarer across the outputs is worth more.
+        return w.q_gain / (1.0 + (i.df().max(1) as f32).ln());
+    }
     i.class() * (1.0 + w.rel_gain * i.rel()) * (1.0 + w.df_gain * (i.df().max(1) as f32).ln())
 }
 

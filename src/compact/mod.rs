@@ -455,6 +455,20 @@ pub fn prepare(
     let kept_text = plain_text(&kept);
     let mut vocab = budget::Vocab::default();
     vocab.add(&kept_text);
+    for m in &kept {
+        match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } => vocab.add_query(&region::text_of(b)),
+            Kind::Assistant(b) => {
+                vocab.add_query(&region::text_of(b));
+                for blk in b {
+                    if let region::Block::ToolCall { args, .. } = blk {
+                        vocab.add_query(&args.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     let mut extractor = budget::Extractor::new(vocab);
     let mut msg_feats: Vec<Option<budget::OutFeat>> = Vec::new();
     let msgs = read_messages(
