@@ -270,32 +270,41 @@ const QUERY_STOP: &[&str] = &[
 
 /// Query pieces of a word: lowercase, camelCase split, ≥ 4 chars, no stop words, a plural
 /// `s` dropped.
-fn query_pieces(w: &str, mut f: impl FnMut(u64)) {
-    let mut cur = String::new();
+fn query_pieces(w: &str, cur: &mut String, mut f: impl FnMut(&str)) {
+    cur.clear();
     let mut prev_lower = false;
-    let mut flush = |cur: &mut String| {
+    let flush = |cur: &mut String, f: &mut dyn FnMut(&str)| {
         let t = cur
             .strip_suffix('s')
             .filter(|t| t.len() >= 4)
             .unwrap_or(cur);
-        if t.len() >= 4 && !QUERY_STOP.contains(&t) && !t.bytes().all(|b| b.is_ascii_digit()) {
-            f(xxh3_64(t.as_bytes()) ^ QUERY_SALT);
+        if t.len() >= 4 && !t.bytes().all(|b| b.is_ascii_digit()) {
+            f(t);
         }
         cur.clear();
     };
     for c in w.chars() {
         if !c.is_alphanumeric() {
-            flush(&mut cur);
+            flush(cur, &mut f);
             prev_lower = false;
             continue;
         }
         if c.is_uppercase() && prev_lower {
-            flush(&mut cur);
+            flush(cur, &mut f);
         }
         prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        cur.extend(c.to_lowercase());
+        if c.is_ascii() {
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.extend(c.to_lowercase());
+        }
     }
-    flush(&mut cur);
+    flush(cur, &mut f);
+}
+
+/// The salted hash of a query piece.
+fn query_hash(t: &str) -> u64 {
+    xxh3_64(t.as_bytes()) ^ QUERY_SALT
 }
 
 /// Query pieces live in the string table under salted hashes.
@@ -323,8 +332,11 @@ impl Vocab {
             if w.chars().count() < 4 {
                 continue;
             }
-            query_pieces(w, |h| {
-                self.1.insert(h);
+            let mut buf = String::new();
+            query_pieces(w, &mut buf, |t| {
+                if !QUERY_STOP.contains(&t) {
+                    self.1.insert(query_hash(t));
+                }
             });
         }
     }
@@ -341,23 +353,30 @@ impl Vocab {
     }
 }
 
+/// Words that make a line look like an error (case-insensitive).
 const ERR_WORDS: &[&str] = &[
     "error",
-    "Error",
-    "ERROR",
     "fail",
-    "FAIL",
-    "Fail",
     "panic",
     "exception",
-    "Exception",
-    "Traceback",
+    "traceback",
     "fatal",
-    "FATAL",
     "denied",
     "not found",
     "undefined",
 ];
+
+/// One automaton for [`ERR_WORDS`] (a line is searched once, not once per word).
+fn err_words() -> Option<&'static aho_corasick::AhoCorasick> {
+    static AC: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> = std::sync::OnceLock::new();
+    AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(ERR_WORDS)
+            .ok()
+    })
+    .as_ref()
+}
 
 /// Builds output features and the string table.
 #[derive(Default, Debug)]
@@ -398,10 +417,12 @@ impl Extractor {
             }
         }
         let mut off = 0usize;
+        let mut buf = String::new();
+        let mut hs: Vec<u64> = Vec::new();
         for (ln, line) in text.split('\n').enumerate() {
             let n = line.chars().count();
             f.chars += n + 1;
-            let err = ERR_WORDS.iter().any(|w| line.contains(w));
+            let err = err_words().is_some_and(|a| a.is_match(line));
             let mut cuts: Vec<usize> = vec![0];
             if n > SEG_MAX {
                 for (k, (b, _)) in line.char_indices().enumerate() {
@@ -443,13 +464,14 @@ impl Extractor {
                     if f.strs.len() - q0 >= MAX_QUERY || w.len() < 4 {
                         continue;
                     }
-                    let mut hs: Vec<u64> = Vec::new();
-                    query_pieces(w, |h| {
+                    hs.clear();
+                    query_pieces(w, &mut buf, |t| {
+                        let h = query_hash(t);
                         if self.vocab.1.contains(&h) {
                             hs.push(h);
                         }
                     });
-                    for h in hs {
+                    for &h in &hs {
                         let id = *self.ids.entry(h).or_insert_with(|| {
                             self.table.push(StrInfo {
                                 class: QUERY_CLASS,
@@ -680,7 +702,6 @@ pub fn select(
                 break;
             }
             let (p, ui) = (p as usize, ui as usize);
-            feed(p, 1, &mut heap, &mut next, &chosen, &open, &cov);
             if chosen[p][ui] {
                 continue;
             }
@@ -695,6 +716,8 @@ pub fn select(
                 heap.push(Prio(now, p as u32, ui as u32));
                 continue;
             }
+            // Settled (taken or too big): the pair's next candidate joins the heap.
+            feed(p, 1, &mut heap, &mut next, &chosen, &open, &cov);
             if c > left {
                 continue;
             }
