@@ -19,7 +19,8 @@
 //!
 //! Options: `--seed N` (1), `--sessions N` (24), `--min BYTES` (1000), `--max BYTES` (200000),
 //! `--out DIR` (target/needles/seed-N), `--scores LABEL=DIR` (repeatable), `--json FILE`
-//! (results as JSON), `--detail` (per-fact lines for our run).
+//! (results as JSON), `--detail` (per-fact lines for our run), `--ratio R|none` (0.10: the
+//! budget `pi-shake compact` works to by default; `none`: the threshold path, heuristic-v2).
 
 #![allow(
     clippy::unwrap_used,
@@ -48,6 +49,8 @@ struct Args {
     scores: Vec<(String, PathBuf)>,
     json: Option<PathBuf>,
     detail: bool,
+    /// `--ratio R` (default 0.10, the CLI's default) or `--ratio none` (the threshold path).
+    ratio: Option<f64>,
 }
 
 fn parse() -> Result<Args> {
@@ -62,6 +65,7 @@ fn parse() -> Result<Args> {
         scores: Vec::new(),
         json: None,
         detail: false,
+        ratio: Some(0.10),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -73,6 +77,10 @@ fn parse() -> Result<Args> {
             "--max" => a.cfg.max_output = val()?.parse()?,
             "--out" => a.out = Some(val()?.into()),
             "--json" => a.json = Some(val()?.into()),
+            "--ratio" => {
+                let v = val()?;
+                a.ratio = if v == "none" { None } else { Some(v.parse()?) };
+            }
             "--scores" => {
                 let v = val()?;
                 let (l, d) = v.split_once('=').context("--scores LABEL=DIR")?;
@@ -171,13 +179,17 @@ fn main() -> Result<()> {
     let gen_time = t0.elapsed();
 
     // Our compact with the embedded scorer (+ its scores, replayable).
+    let ours_name = match a.ratio {
+        Some(r) => format!("{} at {}%", pi_shake::compact::fit::NAME, r * 100.0),
+        None => Heuristic.name(),
+    };
     let heur_dir = dir.join("heuristic");
     std::fs::create_dir_all(&heur_dir)?;
     let mut methods: Vec<(String, Vec<RunResult>)> = Vec::new();
     let mut ours = Vec::new();
     let t1 = std::time::Instant::now();
     for ((g, p), &keep) in suite.iter().zip(&paths).zip(&keeps) {
-        let (r, plan) = suite::run_compact(p, g, keep, &Heuristic, &Heuristic.name())?;
+        let (r, plan) = suite::run_compact(p, g, keep, &Heuristic, &ours_name, a.ratio)?;
         write_scores(
             &heur_dir.join(format!("{}.scores.jsonl", g.name)),
             TEMPLATE,
@@ -212,14 +224,14 @@ fn main() -> Result<()> {
         ours.push(r);
     }
     let ours_time = t1.elapsed();
-    let name_ours = format!("compact ({})", Heuristic.name());
+    let name_ours = format!("compact ({ours_name})");
     methods.push((name_ours.clone(), ours.clone()));
     for (label, sdir) in &a.scores {
         let mut rs = Vec::new();
         for ((g, p), &keep) in suite.iter().zip(&paths).zip(&keeps) {
             let f = sdir.join(format!("{}.scores.jsonl", g.name));
             let replay = Replay::from_file(&f, TEMPLATE, false)?;
-            rs.push(suite::run_compact(p, g, keep, &replay, label)?.0);
+            rs.push(suite::run_compact(p, g, keep, &replay, label, None)?.0);
         }
         methods.push((format!("compact ({label}, replayed)"), rs));
     }

@@ -105,10 +105,13 @@ add_row() {
 }
 
 # ---- compact rows ----------------------------------------------------------------------------
-# The compaction work adds its rows here (e.g. `compact --dry-run`), with add_row NAME PREP CMD.
+# `compact --dry-run` (offline scorer) at three budgets; compare with the status row of the same run.
 # Available: $BIN, $F (the session), $WORK (scratch copy), $SHAKEN (shaken with --scope all).
 compact_rows() {
-	:
+	local R
+	for R in 0.30 0.10 0.05; do
+		add_row "compact $R" true "$BIN compact --dry-run --target-ratio $R $F"
+	done
 }
 # ---- end of compact rows ---------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ pub enum Command {
     /// Restore everything pi-shake folded, byte for byte (appends; idempotent)
     Undo(UndoArgs),
     /// Replace the dropped prefix with a pruned verbatim transcript (a pi compaction entry)
-    Compact(CompactArgs),
+    Compact(Box<CompactArgs>),
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write every page with --out-dir
@@ -180,6 +180,15 @@ pub struct CompactArgs {
     /// Keep threshold for both scores, 0–1 (inclusive)
     #[arg(long, default_value_t = 0.5, value_parser = parse_unit, allow_negative_numbers = true)]
     pub threshold: f64,
+    /// Summary budget as a share of the region it replaces, 0 < R ≤ 1 (offline default 0.10)
+    #[arg(long, value_name = "R")]
+    pub target_ratio: Option<f64>,
+    /// Summary budget in tokens (with --target-ratio: the smaller of the two)
+    #[arg(long, value_name = "N")]
+    pub max_summary_tokens: Option<u64>,
+    /// List every dropped call on its own line (default: one line per run of dropped calls)
+    #[arg(long)]
+    pub breadcrumbs: bool,
     /// Write every pair's scores to FILE (JSONL), for --scores-in
     #[arg(long, value_name = "FILE")]
     pub scores_out: Option<PathBuf>,

@@ -586,3 +586,44 @@ pub fn keep_recent_tokens(session_cwd: Option<&str>, model_key: Option<&str>) ->
     }
     Ok(over.unwrap_or(keep))
 }
+
+/// `shake.compact.targetRatio` and `shake.compact.maxSummaryTokens` from pi's settings (the
+/// project's over the agent directory's). An invalid value is a usage error naming the key.
+pub fn compact_budget(session_cwd: Option<&str>) -> Result<(Option<f64>, Option<u64>)> {
+    let agent_v = read_settings(&agent_dir().join("settings.json"));
+    let proj_v =
+        session_cwd.and_then(|c| read_settings(&Path::new(c).join(".pi").join("settings.json")));
+    let mut ratio = None;
+    let mut max = None;
+    for v in [&agent_v, &proj_v] {
+        let Some(c) = v
+            .as_ref()
+            .and_then(|v| v.get("shake"))
+            .and_then(|s| s.get("compact"))
+        else {
+            continue;
+        };
+        if let Some(r) = c.get("targetRatio") {
+            let r = r
+                .as_f64()
+                .filter(|r| *r > 0.0 && *r <= 1.0)
+                .ok_or_else(|| {
+                    Fault::new(
+                        FaultKind::Usage,
+                        "shake.compact.targetRatio in pi's settings must be a number in (0, 1]",
+                    )
+                })?;
+            ratio = Some(r);
+        }
+        if let Some(m) = c.get("maxSummaryTokens") {
+            let m = m.as_u64().filter(|m| *m > 0).ok_or_else(|| {
+                Fault::new(
+                    FaultKind::Usage,
+                    "shake.compact.maxSummaryTokens in pi's settings must be a positive integer",
+                )
+            })?;
+            max = Some(m);
+        }
+    }
+    Ok((ratio, max))
+}

@@ -1020,13 +1020,20 @@ pub fn run_compact(
     keep: u64,
     scorer: &dyn Scorer,
     method: &str,
+    ratio: Option<f64>,
 ) -> Result<(RunResult, compact::CompactPlan)> {
     let s = Session::open(path)?;
     let t = Tree::build(&s);
     let p = Projection::build(&s, &t);
     let w = Wall::build(&s, &t, &p);
+    // With a ratio: the budgeted selector, as `pi-shake compact --target-ratio R` runs it.
     let opts = CompactOptions {
         keep_recent_tokens: keep,
+        budget: ratio.map(|r| compact::budget::BudgetSpec {
+            target_ratio: Some(r),
+            max_summary_tokens: None,
+            source: "needles".into(),
+        }),
         ..CompactOptions::default()
     };
     let out = compact::plan(&s, &t, &p, Some(&w), &opts, scorer, &NoProgress, &mut |i| {

@@ -10,6 +10,7 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::cli::{CompactArgs, OnScorerError, ScorerArg};
+use crate::compact::budget::BudgetSpec;
 use crate::compact::{self, CompactOptions, CompactPlan, Outcome};
 use crate::error::{Fault, FaultKind};
 use crate::load::Loaded;
@@ -83,15 +84,32 @@ fn build_scorer(args: &CompactArgs) -> Result<(Box<dyn Scorer>, Option<String>)>
     })
 }
 
-/// The human report.
-fn render(plan: &CompactPlan, dry: bool, path: &str) -> String {
+/// The human report. `written`: whether the compaction was appended (always false for a dry run).
+fn render(plan: &CompactPlan, dry: bool, written: bool) -> String {
     let c = &plan.counts;
     let z = &plan.sizes;
     let pre = if dry { "[dry-run] · " } else { "" };
-    let mut o = format!(
-        "{pre}Compacted {} pairs: {} kept, {} stubbed, {} dropped, {} pinned ({} user messages kept). Scorer: {}.\n",
+    let grows = z.region_after >= z.region_before;
+    let mut o = String::new();
+    if grows {
+        o.push_str(&format!(
+            "{pre}{}: the summary (~{} tokens) would not be smaller than the region it replaces (~{} tokens).\n",
+            if dry { "Would write nothing" } else { "Nothing written" },
+            thousands(z.region_after),
+            thousands(z.region_before)
+        ));
+    }
+    let verb = if written {
+        "Compacted"
+    } else if grows {
+        "Planned"
+    } else {
+        "Would compact"
+    };
+    o.push_str(&format!(
+        "{pre}{verb} {} pairs: {} kept, {} stubbed, {} dropped, {} pinned ({} user messages kept). Scorer: {}.\n",
         c.pairs, c.kept, c.stubbed, c.dropped, c.pinned, c.user_messages, plan.scorer
-    );
+    ));
     o.push_str(&format!(
         "{pre}Pruned region ~{} → ~{} tokens; context ~{} → ~{} tokens; keeps from {}{}.\n",
         thousands(z.region_before),
@@ -105,6 +123,33 @@ fn render(plan: &CompactPlan, dry: bool, path: &str) -> String {
             ""
         }
     ));
+    if let Some(b) = &plan.budget {
+        let what = match (b.target_ratio, b.max_summary_tokens) {
+            (Some(r), Some(m)) => format!(
+                "{}% of the region or {} tokens, the smaller",
+                pct(r),
+                thousands(m)
+            ),
+            (Some(r), None) => format!("{}% of the region", pct(r)),
+            (None, Some(m)) => format!("at most {} tokens", thousands(m)),
+            (None, None) => "the region".to_string(),
+        };
+        o.push_str(&format!(
+            "{pre}Budget ~{} tokens ({what}; {}): achieved ~{} tokens ({}% of the region), {} of {} tool-output lines kept.\n",
+            thousands(b.tokens),
+            b.source,
+            thousands(b.achieved),
+            pct(b.achieved_ratio),
+            thousands(b.lines_kept as u64),
+            thousands(b.lines_total as u64),
+        ));
+        if let Some(last) = b.shrunk.last() {
+            o.push_str(&format!(
+                "{pre}Shrunk to fit: {} of 10 steps, the last: {last} (--json lists them).\n",
+                b.shrunk.len()
+            ));
+        }
+    }
     o.push_str(&format!(
         "{pre}State ~{} tokens; a Jev run would send {} request(s); this scorer sends {}.\n",
         thousands(z.state_tokens),
@@ -114,8 +159,57 @@ fn render(plan: &CompactPlan, dry: bool, path: &str) -> String {
     for w in &plan.warnings {
         o.push_str(&format!("{pre}warning: {w}\n"));
     }
-    let _ = path;
     o
+}
+
+/// A ratio as a percentage with at most one decimal (`10`, `2.5`).
+fn pct(r: f64) -> String {
+    let x = (r * 1000.0).round() / 10.0;
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// The budget: flags, else pi's settings (`shake.compact`), else — for the offline scorer —
+/// the default ratio. Jev, chat and replay keep the threshold unless one is given.
+fn budget_spec(args: &CompactArgs, cwd: Option<&str>) -> Result<Option<BudgetSpec>> {
+    if let Some(r) = args.target_ratio
+        && !(r > 0.0 && r <= 1.0)
+    {
+        return Err(Fault::new(FaultKind::Usage, "--target-ratio must be in (0, 1]").into());
+    }
+    if args.max_summary_tokens == Some(0) {
+        return Err(Fault::new(FaultKind::Usage, "--max-summary-tokens must be at least 1").into());
+    }
+    if args.target_ratio.is_some() || args.max_summary_tokens.is_some() {
+        return Ok(Some(BudgetSpec {
+            target_ratio: args.target_ratio,
+            max_summary_tokens: args.max_summary_tokens,
+            source: match (args.target_ratio, args.max_summary_tokens) {
+                (Some(_), Some(_)) => "--target-ratio, --max-summary-tokens",
+                (Some(_), None) => "--target-ratio",
+                _ => "--max-summary-tokens",
+            }
+            .into(),
+        }));
+    }
+    let (r, m) = crate::settings::compact_budget(cwd)?;
+    if r.is_some() || m.is_some() {
+        return Ok(Some(BudgetSpec {
+            target_ratio: r,
+            max_summary_tokens: m,
+            source: "pi settings shake.compact".into(),
+        }));
+    }
+    Ok(
+        (args.scorer == ScorerArg::Offline || args.dry_run).then(|| BudgetSpec {
+            target_ratio: Some(compact::fit::DEFAULT_RATIO),
+            max_summary_tokens: None,
+            source: "built-in default".into(),
+        }),
+    )
 }
 
 /// Run `compact`.
@@ -137,15 +231,21 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             model_key.as_deref(),
         )?,
     };
+    let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
+    let budget = budget_spec(args, l.session.header.cwd.as_deref())?;
     let opts = CompactOptions {
         keep_recent_tokens: keep,
         threshold: args.threshold,
         on_scorer_error_offline: args.on_scorer_error == OnScorerError::Offline,
         first_kept_entry_id: args.first_kept_entry_id.clone(),
         instructions: args.instructions.clone(),
+        // The offline selector needs no outputs in memory (unless they are to be written out).
+        lite: args.scorer == ScorerArg::Offline && args.scores_out.is_none()
+            || args.dry_run && network,
+        budget,
+        breadcrumbs: args.breadcrumbs,
         ..CompactOptions::default()
     };
-    let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
     // A dry run needs no key: when the network scorer cannot be built, requests are counted
     // from the packing alone.
     let built = match build_scorer(args) {
@@ -180,17 +280,24 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
                 compact::plan_notes(&prep.request, opts.request_budget),
             ),
         };
-        let h = Heuristic;
-        let scores = h
-            .score(&prep.request, &crate::score::NoProgress)
-            .map_err(scorer_fault)?;
-        let signals = Some(h.explain(&prep.request));
-        let mut plan = compact::finish(
+        let spec = opts.budget.clone().unwrap_or(BudgetSpec {
+            target_ratio: Some(compact::fit::DEFAULT_RATIO),
+            max_summary_tokens: None,
+            source: "built-in default".into(),
+        });
+        let src = compact::fit::Source {
+            session: &l.session,
+            projection: &l.projection,
+            wall: Some(&l.wall),
+            fetch: &mut fetch,
+        };
+        let mut plan = compact::fit::finish(
             prep,
-            format!("{name} (dry-run: scored by {})", h.name()),
+            &spec,
+            format!("{name} (dry-run: planned by {})", compact::fit::NAME),
             planned,
-            scores,
-            signals,
+            Vec::new(),
+            src,
         )?;
         // What the network run would do to oversized pairs.
         plan.warnings.extend(notes.warnings.iter().cloned());
@@ -241,13 +348,6 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     let mut entry_id = None;
     // Never replace the region with something larger (it would only cost a cold request).
     let grows = plan.sizes.region_after >= plan.sizes.region_before;
-    if !args.dry_run && grows {
-        printer.note(&format!(
-            "compact: the summary (~{} tokens) would not be smaller than the region it replaces (~{} tokens); nothing written",
-            thousands(plan.sizes.region_after),
-            thousands(plan.sizes.region_before)
-        ));
-    }
     if !args.dry_run && !grows {
         let mut batch = Batch::new(&l.session, &l.tree)?;
         entry_id = Some(compact::append(&plan, &mut batch));
@@ -259,7 +359,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             &WriteOptions { force: args.force },
         )?;
     }
-    printer.out(&render(&plan, args.dry_run, &path.display().to_string()));
+    printer.out(&render(&plan, args.dry_run, entry_id.is_some()));
     let mut doc = serde_json::to_value(plan.report())?;
     if let Some(o) = doc.as_object_mut() {
         o.insert("schemaVersion".into(), json!(1));
@@ -271,6 +371,12 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             entry_id.map(Value::from).unwrap_or(Value::Null),
         );
         o.insert("writtenBytes".into(), json!(written.bytes));
+        if grows {
+            o.insert(
+                "reason".into(),
+                json!("the summary would not be smaller than the region it replaces"),
+            );
+        }
         o.insert(
             "receivingHost".into(),
             host.map(Value::from).unwrap_or(Value::Null),

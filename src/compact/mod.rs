@@ -17,8 +17,10 @@
 //! [`plan`] is pure apart from `fetch` (re-reading entry lines) and the workspace read;
 //! [`append`] adds the `compaction` entry to a [`Batch`].
 
+pub mod budget;
 pub mod cut;
 mod estimate;
+pub mod fit;
 pub mod questions;
 pub mod region;
 pub mod render;
@@ -89,6 +91,13 @@ pub struct CompactOptions {
     /// The user's compaction instructions (`/compact <text>`): the newest prompt of the state,
     /// so every scorer (and the offline query) weighs pairs against them.
     pub instructions: Option<String>,
+    /// Work to a size ([`fit`]) instead of the threshold; the offline scorer always has one.
+    pub budget: Option<budget::BudgetSpec>,
+    /// Do not hold tool outputs in memory (features only; re-read what is rendered). Only for
+    /// scorers that do not need the outputs (the offline one).
+    pub lite: bool,
+    /// One line per dropped call instead of one per run.
+    pub breadcrumbs: bool,
 }
 
 impl Default for CompactOptions {
@@ -109,6 +118,9 @@ impl Default for CompactOptions {
             on_scorer_error_offline: false,
             first_kept_entry_id: None,
             instructions: None,
+            budget: None,
+            lite: false,
+            breadcrumbs: false,
         }
     }
 }
@@ -140,6 +152,15 @@ pub struct Prepared {
     msgs: Vec<RMsg>,
     pairs: Vec<Pair>,
     pins: Vec<Option<Pin>>,
+    /// Line features of every paired output (by pair).
+    feats: Vec<Option<budget::OutFeat>>,
+    /// The string table and the strings the summary has anyway (kept part, prose, carried).
+    strings: Vec<budget::StrInfo>,
+    covered: Vec<bool>,
+    /// Pinned outputs (re-read in lite mode), by pair.
+    pin_outputs: Vec<Option<String>>,
+    /// Later-pair facts for the value model.
+    facts: fit::PairFacts,
     region_tokens: u64,
     kept_tokens: u64,
     system_tokens: u64,
@@ -168,6 +189,8 @@ pub struct CompactPlan {
     pub warnings: Vec<String>,
     /// What the scorer noted (usage, shrunk windows, offline fallbacks).
     pub notes: ScoreNotes,
+    /// How the budget came out (budgeted plans only).
+    pub budget: Option<budget::BudgetReport>,
 }
 
 impl CompactPlan {
@@ -188,6 +211,7 @@ impl CompactPlan {
             state_caps: self.state_caps,
             pairs: self.pairs.clone(),
             warnings: self.warnings.clone(),
+            budget: self.budget.clone(),
         }
     }
 
@@ -207,6 +231,7 @@ impl CompactPlan {
                 "contextBefore": self.sizes.context_before,
                 "contextAfter": self.sizes.context_after,
             },
+            "budget": self.budget,
             "pairs": self.pairs,
         });
         if let Some(o) = d.as_object_mut() {
@@ -312,15 +337,23 @@ fn entry_id(s: &Session, idx: usize) -> String {
         .unwrap_or_default()
 }
 
-/// Materialize positions `range` (read through pi-shake's folds) into region messages.
+/// Materialize positions `range` (read through pi-shake's folds) into region messages. With an
+/// extractor, every tool result's line features are computed (by message index) and, when `lite`,
+/// the text of results whose call is in the range is dropped (rendering re-reads it).
 fn read_messages(
     s: &Session,
     p: &Projection,
     wall: Option<&Wall>,
     range: std::ops::Range<usize>,
     fetch: Fetch<'_>,
+    mut extract: Option<(
+        &mut budget::Extractor,
+        &mut Vec<Option<budget::OutFeat>>,
+        bool,
+    )>,
 ) -> Result<Vec<RMsg>> {
     let mut out = Vec::new();
+    let mut calls: std::collections::HashSet<String> = std::collections::HashSet::new();
     for pos in range {
         let idx = p.entries[pos].idx;
         if matches!(s.entries[idx].body, crate::session::Body::Compaction { .. }) {
@@ -328,12 +361,67 @@ fn read_messages(
         }
         let id = entry_id(s, idx);
         for m in materialize(s, p, wall, Overlays::ThroughShake, pos, fetch)? {
-            if let Some(rm) = region::parse_message(pos, &id, &m) {
+            if let Some(mut rm) = region::parse_message(pos, &id, &m) {
+                if let Some((ex, feats, lite)) = extract.as_mut() {
+                    feats.resize(out.len() + 1, None);
+                    match &mut rm.kind {
+                        Kind::Assistant(blocks) => {
+                            for b in blocks.iter() {
+                                if let region::Block::ToolCall { id, .. } = b {
+                                    calls.insert(id.clone());
+                                }
+                            }
+                        }
+                        Kind::ToolResult {
+                            blocks, call_id, ..
+                        } => {
+                            let text = region::text_of(blocks);
+                            let mut f = ex.features(&text);
+                            if *lite {
+                                f.win_tokens = estimate_request_tokens(&questions::render_windows(
+                                    &text,
+                                    questions::WHOLE_MAX,
+                                    questions::WINDOW,
+                                ));
+                            }
+                            feats[out.len()] = Some(f);
+                            if *lite && calls.contains(call_id.as_str()) {
+                                blocks.retain(|b| !matches!(b, region::Block::Text(_)));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
                 out.push(rm);
             }
         }
     }
     Ok(out)
+}
+
+/// Re-read the output of pair `pair` (its result's text blocks, through pi-shake's folds).
+pub(crate) fn fetch_output(
+    s: &Session,
+    p: &Projection,
+    wall: Option<&Wall>,
+    pos: usize,
+    call_id: &str,
+    fetch: Fetch<'_>,
+) -> Result<String> {
+    let id = entry_id(s, p.entries[pos].idx);
+    for m in materialize(s, p, wall, Overlays::ThroughShake, pos, fetch)? {
+        if let Some(RMsg {
+            kind: Kind::ToolResult {
+                call_id: c, blocks, ..
+            },
+            ..
+        }) = region::parse_message(pos, &id, &m)
+            && c == call_id
+        {
+            return Ok(region::text_of(&blocks));
+        }
+    }
+    Ok(String::new())
 }
 
 /// Plain text of messages (for the offline scorer's kept context).
@@ -389,8 +477,40 @@ pub fn prepare(
     };
     let region = cut.region();
     let end = p.entries.len();
-    let msgs = read_messages(s, p, wall, region.clone(), fetch)?;
-    let kept = read_messages(s, p, wall, cut.first_kept_pos..end, fetch)?;
+    // The kept part first: what the agent is doing now relates the region's strings to it.
+    let kept = read_messages(s, p, wall, cut.first_kept_pos..end, fetch, None)?;
+    let kept_text = plain_text(&kept);
+    let mut vocab = budget::Vocab::default();
+    vocab.add(&kept_text);
+    for m in &kept {
+        match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } => vocab.add_query(&region::text_of(b)),
+            Kind::Assistant(b) => {
+                vocab.add_query(&region::text_of(b));
+                for blk in b {
+                    if let region::Block::ToolCall { args, .. } = blk {
+                        vocab.add_query(&args.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // The user's compaction instructions (`/compact <text>`) are the newest prompt of all.
+    if let Some(text) = opts.instructions.as_deref() {
+        vocab.add(text);
+        vocab.add_query(text);
+    }
+    let mut extractor = budget::Extractor::new(vocab);
+    let mut msg_feats: Vec<Option<budget::OutFeat>> = Vec::new();
+    let msgs = read_messages(
+        s,
+        p,
+        wall,
+        region.clone(),
+        fetch,
+        Some((&mut extractor, &mut msg_feats, opts.lite)),
+    )?;
     let previous_summary = match cut.previous {
         Some(pos) => fetch(p.entries[pos].idx)?
             .get("summary")
@@ -434,15 +554,40 @@ pub fn prepare(
     });
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
+    let facts = fit::pair_facts(&pairs, &later);
+    let mut feats: Vec<Option<budget::OutFeat>> = Vec::with_capacity(pairs.len());
+    for pair in pairs.iter_mut() {
+        let f = pair
+            .result_msg
+            .and_then(|j| msg_feats.get_mut(j).and_then(Option::take));
+        if let Some(f) = &f
+            && pair.output.is_empty()
+        {
+            pair.output_chars = f.chars;
+        }
+        feats.push(f);
+    }
+    drop(msg_feats);
+    let mut pin_outputs: Vec<Option<String>> = vec![None; pairs.len()];
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some()
+            && let Some(j) = pair.result_msg
+        {
+            pin_outputs[i] = Some(if pair.output.is_empty() && pair.output_chars > 0 {
+                fetch_output(s, p, wall, msgs[j].pos, &pair.call_id, fetch)?
+            } else {
+                pair.output.clone()
+            });
+        }
+    }
     let user_messages = msgs
         .iter()
         .filter(|m| matches!(m.kind, Kind::User(_)))
         .count();
 
     // State.
-    let mut all = msgs.clone();
-    all.extend(kept.iter().cloned());
-    let mut exchanges = region::exchanges(&all);
+    let mut exchanges = region::exchanges(&msgs);
+    region::exchanges_cont(&mut exchanges, &kept);
     if let Some(text) = opts
         .instructions
         .as_deref()
@@ -472,13 +617,18 @@ pub fn prepare(
     };
     let fitted = state::fit(&inputs, opts.state_budget);
 
-    // Questions for the unpinned, paired pairs.
+    // Questions for the unpinned, paired pairs (lite: sized from the output windows only).
     let mut probes = Vec::new();
     for (i, pair) in pairs.iter().enumerate() {
         if pins[i].is_some() || pair.result_msg.is_none() {
             continue;
         }
-        probes.push(questions::probe(PairData {
+        let win = if opts.lite {
+            feats[i].as_ref().map_or(0, |f| f.win_tokens)
+        } else {
+            0
+        };
+        let mut probe = questions::probe(PairData {
             pair_id: pair.id(),
             index: i,
             count: pairs.len(),
@@ -491,7 +641,9 @@ pub fn prepare(
                 .result_msg
                 .map(|j| msgs[j].entry_id.clone())
                 .unwrap_or_default(),
-        }));
+        });
+        probe.est_tokens += 2 * win;
+        probes.push(probe);
     }
     // Kept context: state parts, the region's own words, pinned pairs, the kept tail.
     let mut kept_context = Vec::new();
@@ -531,7 +683,25 @@ pub fn prepare(
             ));
         }
     }
-    kept_context.push(plain_text(&kept));
+    // Strings the summary holds anyway: the kept part, the region's prose, the carried summary,
+    // the pinned outputs.
+    let mut covered = vec![false; extractor.table.len()];
+    let ids = std::mem::take(&mut extractor.ids);
+    let mut cover = |t: &str| {
+        for x in budget::distinctive(t) {
+            if let Some(&id) = ids.get(&budget::hash_str(x)) {
+                covered[id as usize] = true;
+            }
+        }
+    };
+    cover(&kept_text);
+    for k in &kept_context {
+        cover(k);
+    }
+    for o in pin_outputs.iter().flatten() {
+        cover(o);
+    }
+    kept_context.push(kept_text);
     kept_context.retain(|k| !k.is_empty());
     let request = ScoreRequest {
         state_json: fitted.json.clone(),
@@ -550,6 +720,11 @@ pub fn prepare(
         msgs,
         pairs,
         pins,
+        feats,
+        strings: extractor.table,
+        covered,
+        pin_outputs,
+        facts,
         region_tokens,
         kept_tokens,
         system_tokens,
@@ -588,16 +763,23 @@ pub fn finish(
     let o = &prep.options;
     let mut reports = Vec::with_capacity(prep.pairs.len());
     let mut actions = Vec::with_capacity(prep.pairs.len());
-    let probe_tokens = |id: &str| {
-        prep.request
-            .probes
-            .iter()
-            .find(|p| p.pair.pair_id == id)
-            .map_or(0, |p| p.est_tokens)
-    };
+    let probe_map: std::collections::HashMap<&str, u64> = prep
+        .request
+        .probes
+        .iter()
+        .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
+        .collect();
+    let probe_tokens = |id: &str| probe_map.get(id).copied().unwrap_or(0);
+    let score_map: std::collections::HashMap<&str, &PairScore> =
+        scores.iter().map(|s| (s.pair_id.as_str(), s)).collect();
+    let signal_map: std::collections::HashMap<&str, &Signals> = signals
+        .iter()
+        .flatten()
+        .map(|s| (s.pair_id.as_str(), s))
+        .collect();
     for (i, pair) in prep.pairs.iter().enumerate() {
         let id = pair.id();
-        let score = scores.iter().find(|s| s.pair_id == id);
+        let score = score_map.get(id.as_str()).copied();
         let action = if prep.pins[i].is_some() {
             Action::Pinned
         } else if pair.result_msg.is_none() {
@@ -629,13 +811,13 @@ pub fn finish(
             full: score.filter(|_| scored).map(|s| s.full),
             source: score.filter(|_| scored).map(|s| s.source),
             model: score.filter(|_| scored).and_then(|s| s.model.clone()),
-            signals: signals
-                .as_ref()
-                .and_then(|v| v.iter().find(|x| x.pair_id == id))
+            signals: signal_map
+                .get(id.as_str())
                 .filter(|_| {
                     scored && score.is_some_and(|s| s.source == crate::score::ScoreSource::Offline)
                 })
-                .cloned(),
+                .map(|x| serde_json::to_value(x).unwrap_or(Value::Null)),
+            lines: None,
             question_tokens: probe_tokens(&id),
         });
     }
@@ -643,20 +825,41 @@ pub fn finish(
         .pairs
         .iter()
         .enumerate()
-        .map(|(i, pair)| render::Decided {
-            pair,
-            action: actions[i],
-            pin: prep.pins[i],
+        .map(|(i, pair)| {
+            let action = actions[i];
+            let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
+            let body = match (action, prep.pins[i]) {
+                (Action::Drop, _) => None,
+                (_, Some(Pin::EditWrite)) => Some((String::new(), out.to_string())),
+                (_, Some(pin)) => Some(render::pin_body(out, pin, o.git_head, usize::MAX)),
+                (Action::Keep | Action::Stub, None) => Some(render::threshold_body(
+                    &pair.output,
+                    action,
+                    o.stub_fraction,
+                    o.stub_cap,
+                )),
+                _ => None,
+            };
+            render::Decided {
+                pair,
+                action,
+                pin: prep.pins[i],
+                body,
+            }
         })
         .collect();
     let ro = render::RenderOptions {
+        user_whole: o.text_whole,
+        user_window: o.text_window,
         text_whole: o.text_whole,
         text_window: o.text_window,
-        stub_fraction: o.stub_fraction,
-        stub_cap: o.stub_cap,
-        git_head: o.git_head,
         edit_head: o.edit_head,
         write_body_max: o.write_body_max,
+        pin_bodies: true,
+        drop_notes: true,
+        breadcrumbs: o.breadcrumbs,
+        carried_cap: usize::MAX,
+        short_title: false,
         pruner: pruner(),
         scorer: scorer.clone(),
     };
@@ -699,6 +902,7 @@ pub fn finish(
         scores,
         warnings,
         notes: ScoreNotes::default(),
+        budget: None,
     })
 }
 
@@ -725,6 +929,33 @@ pub fn plan(
     };
     let name = scorer.name();
     let planned = scorer.planned_requests(&prep.request);
+    if let Some(spec) = opts.budget.clone() {
+        // Under a budget the embedded scorer is the line selector itself; another scorer's
+        // answers become priors on its pairs.
+        let (priors, name) = if name == offline::NAME || prep.request.probes.is_empty() {
+            (Vec::new(), fit::NAME.to_string())
+        } else {
+            match scorer.score(&prep.request, progress) {
+                Ok(s) => (s, format!("{name}, fitted by {}", fit::NAME)),
+                Err(e) if opts.on_scorer_error_offline => (
+                    e.partial,
+                    format!("{name} (partial), fitted by {}", fit::NAME),
+                ),
+                Err(e) => return Err(anyhow::Error::new(e)),
+            }
+        };
+        let src = fit::Source {
+            session: s,
+            projection: p,
+            wall,
+            fetch,
+        };
+        let mut plan = fit::finish(prep, &spec, name, planned, priors, src)?;
+        let notes = scorer.notes();
+        plan.warnings.extend(notes.warnings.iter().cloned());
+        plan.notes = notes;
+        return Ok(Outcome::Ready(Box::new(plan)));
+    }
     let (scores, mut name) = if prep.request.probes.is_empty() {
         (Vec::new(), name)
     } else {

@@ -163,6 +163,8 @@ pub struct Pair {
     pub args: Value,
     /// Result text (text blocks joined with `\n`).
     pub output: String,
+    /// Chars of the output (kept when the text itself is not held).
+    pub output_chars: usize,
     pub images: usize,
     pub is_error: bool,
     /// The question id (`t{n}` from [`pair_up`]; [`stable_ids`] makes it `t{line}`).
@@ -182,8 +184,17 @@ impl Pair {
 
 /// Pair every `toolCall` block with the `toolResult` carrying its id (the first one after it).
 pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
+    // Unused results by call id, in order (linear in the messages).
+    let mut by_id: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    for (j, m) in msgs.iter().enumerate() {
+        if let Kind::ToolResult { call_id, .. } = &m.kind
+            && !call_id.is_empty()
+        {
+            by_id.entry(call_id.as_str()).or_default().push_back(j);
+        }
+    }
     let mut out = Vec::new();
-    let mut used = vec![false; msgs.len()];
     for (mi, m) in msgs.iter().enumerate() {
         let Kind::Assistant(blocks) = &m.kind else {
             continue;
@@ -192,8 +203,11 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
             let Block::ToolCall { id, name, args } = b else {
                 continue;
             };
-            let result = (mi + 1..msgs.len()).find(|&j| {
-                !used[j] && matches!(&msgs[j].kind, Kind::ToolResult { call_id, .. } if !id.is_empty() && call_id == id)
+            let result = by_id.get_mut(id.as_str()).and_then(|q| {
+                while q.front().is_some_and(|&j| j <= mi) {
+                    q.pop_front();
+                }
+                q.pop_front()
             });
             let (output, images, is_error) = match result.map(|j| &msgs[j].kind) {
                 Some(Kind::ToolResult {
@@ -208,9 +222,6 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
                 ),
                 _ => (String::new(), 0, false),
             };
-            if let Some(j) = result {
-                used[j] = true;
-            }
             out.push(Pair {
                 key: format!("t{}", out.len() + 1),
                 n: out.len() + 1,
@@ -220,6 +231,7 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
                 call_id: id.clone(),
                 tool: name.clone(),
                 args: args.clone(),
+                output_chars: output.chars().count(),
                 output,
                 images,
                 is_error,
@@ -260,6 +272,12 @@ pub struct Exchange {
 /// The exchanges of `msgs`, in order (a turn starts at a user message).
 pub fn exchanges(msgs: &[RMsg]) -> Vec<Exchange> {
     let mut out: Vec<Exchange> = Vec::new();
+    exchanges_cont(&mut out, msgs);
+    out
+}
+
+/// Continue `out` with the exchanges of `msgs` (which follow the ones `out` came from).
+pub fn exchanges_cont(out: &mut Vec<Exchange>, msgs: &[RMsg]) {
     for m in msgs {
         match &m.kind {
             Kind::User(blocks) => out.push(Exchange {
@@ -281,7 +299,6 @@ pub fn exchanges(msgs: &[RMsg]) -> Vec<Exchange> {
             _ => {}
         }
     }
-    out
 }
 
 /// Why a pair skips the scorer.
@@ -417,30 +434,23 @@ pub fn is_skill_load(p: &Pair) -> bool {
 pub fn pins(pairs: &[Pair], later: &[Pair]) -> Vec<Option<Pin>> {
     let mut out: Vec<Option<Pin>> = vec![None; pairs.len()];
     let key = |p: &Pair| same_key(&p.tool, &p.args);
-    // Unresolved errors: the last fail per key with no later same-key success.
-    for (i, p) in pairs.iter().enumerate() {
-        if !p.is_error || p.result_msg.is_none() {
+    // Unresolved errors: the last fail per key with no later same-key result (a later success
+    // resolves it, a later failure takes over as the last one). One backward pass.
+    let mut seen: std::collections::HashSet<String> = later
+        .iter()
+        .filter(|q| q.result_msg.is_some())
+        .map(key)
+        .collect();
+    for i in (0..pairs.len()).rev() {
+        let p = &pairs[i];
+        if p.result_msg.is_none() {
             continue;
         }
         let k = key(p);
-        let rest = pairs[i + 1..]
-            .iter()
-            .chain(later.iter())
-            .filter(|q| q.result_msg.is_some());
-        let mut later_fail = false;
-        let mut resolved = false;
-        for q in rest {
-            if key(q) == k {
-                if q.is_error {
-                    later_fail = true;
-                } else {
-                    resolved = true;
-                }
-            }
-        }
-        if !resolved && !later_fail {
+        if p.is_error && !seen.contains(&k) {
             out[i] = Some(Pin::UnresolvedError);
         }
+        seen.insert(k);
     }
     for (i, p) in pairs.iter().enumerate() {
         if out[i].is_some() || p.result_msg.is_none() {

@@ -9,26 +9,39 @@ use super::report::Action;
 use super::text::{cap_middle, clen, fence_for, head, keep_window, omitted, stub};
 use crate::report::thousands;
 
-/// Rendering knobs (from the options).
+/// Rendering knobs (from the options and, under a budget, the chosen shrink level).
 #[derive(Clone, Debug)]
 pub struct RenderOptions {
+    /// User text: whole up to this many chars, else head and tail windows of this size.
+    pub user_whole: usize,
+    pub user_window: usize,
+    /// Assistant (and custom, bash, branch-summary) text; `text_whole == 0` leaves it out.
     pub text_whole: usize,
     pub text_window: usize,
-    pub stub_fraction: f64,
-    pub stub_cap: usize,
-    pub git_head: usize,
     pub edit_head: usize,
     pub write_body_max: usize,
+    /// Edit/write pins show their old/new heads and write bodies (else the path line only).
+    pub pin_bodies: bool,
+    /// One aggregated line per run of consecutive dropped calls.
+    pub drop_notes: bool,
+    /// One line per dropped call instead (`--breadcrumbs`).
+    pub breadcrumbs: bool,
+    /// The carried previous summary is cut to about this many chars (head and tail).
+    pub carried_cap: usize,
+    /// The one-line title instead of the explanatory one.
+    pub short_title: bool,
     /// `pi-shake <version>`.
     pub pruner: String,
     pub scorer: String,
 }
 
-/// A pair as the renderer sees it.
+/// A pair as the renderer sees it: its decision and, unless dropped, the body to show.
 pub struct Decided<'a> {
     pub pair: &'a Pair,
     pub action: Action,
     pub pin: Option<Pin>,
+    /// `(note, text)`: what the body is (`14 of 300 lines`, `verbatim`, …) and the text itself.
+    pub body: Option<(String, String)>,
 }
 
 fn fenced(body: &str, info: &str) -> String {
@@ -36,11 +49,9 @@ fn fenced(body: &str, info: &str) -> String {
     format!("{f}{info}\n{body}\n{f}")
 }
 
-fn inline_args(args: &Value, max: usize) -> String {
-    let s = args.to_string();
-    let s = cap_middle(&s, max);
-    if s.contains('`') || s.contains('\n') {
-        fenced(&s, "json")
+fn inline_code(s: &str) -> String {
+    if s.contains('`') {
+        format!("`` {s} ``")
     } else {
         format!("`{s}`")
     }
@@ -64,113 +75,172 @@ fn size(n: usize) -> String {
     format!("{} chars", thousands(n as u64))
 }
 
-/// Render one tool call and its result.
-fn render_pair(d: &Decided<'_>, result_blocks: Option<&[Block]>, o: &RenderOptions) -> String {
+/// The arguments that identify a call, on one line: the command of `bash`; the path, pattern,
+/// query or URL, then the other short scalar arguments as `key=value`; else the arguments as
+/// compact JSON. Cut to 240 chars.
+pub fn ident(p: &Pair) -> String {
+    const MAIN: &[&str] = &[
+        "command",
+        "path",
+        "file_path",
+        "pattern",
+        "query",
+        "url",
+        "cmd",
+    ];
+    let raw = match &p.args {
+        Value::Object(m) => {
+            let mut parts: Vec<String> = Vec::new();
+            for k in MAIN {
+                if let Some(v) = m.get(*k).and_then(Value::as_str) {
+                    parts.push(v.to_string());
+                }
+            }
+            let main_found = !parts.is_empty();
+            for (k, v) in m {
+                if MAIN.contains(&k.as_str()) {
+                    continue;
+                }
+                let t = match v {
+                    Value::String(s) if clen(s) <= 80 && !s.contains('\n') => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => continue,
+                };
+                parts.push(format!("{k}={t}"));
+            }
+            if parts.is_empty() || (!main_found && m.len() > parts.len()) {
+                super::region::normalised_args(&p.args)
+            } else {
+                parts.join(" ")
+            }
+        }
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let mut lines = raw.lines();
+    let first = lines.next().unwrap_or("").trim_end().to_string();
+    let more = lines.count();
+    let one = if more > 0 {
+        format!("{first} …(+{more} lines)")
+    } else {
+        first
+    };
+    inline_code(&cap_middle(&one, 240).replace('\n', " "))
+}
+
+/// The header line of a call.
+fn call_line(d: &Decided<'_>, note: &str) -> String {
     let p = d.pair;
-    let id = p.id();
-    let out_len = clen(&p.output);
-    let err = if p.is_error { "error, " } else { "" };
-    let mut s = String::new();
-    if d.action == Action::Drop {
-        return format!(
-            "- Tool call `{}` ({id}) {} — output dropped ({err}{}); re-run it if needed.",
-            p.tool,
-            inline_args(&p.args, 300),
-            size(out_len)
-        );
-    }
-    let pin_note = match d.pin {
-        Some(Pin::Skill) => " — pinned: skill load",
-        Some(Pin::UnresolvedError) => " — pinned: unresolved error",
-        Some(Pin::Image) => " — pinned: images",
-        Some(Pin::EditWrite) => " — pinned: file change",
-        Some(Pin::GitMutation) => " — pinned: git",
+    let pin = match d.pin {
+        Some(Pin::Skill) => "; pinned: skill load",
+        Some(Pin::UnresolvedError) => "; pinned: unresolved error",
+        Some(Pin::Image) => "; pinned: images",
+        Some(Pin::EditWrite) => "; pinned: file change",
+        Some(Pin::GitMutation) => "; pinned: git",
         None => "",
     };
-    s.push_str(&format!("**Tool call `{}`** ({id}){pin_note}\n", p.tool));
-    // Arguments.
-    if d.pin == Some(Pin::EditWrite) {
-        s.push_str(&render_edit_write(p, o));
+    let err = if p.is_error { "; error" } else { "" };
+    let note = if note.is_empty() {
+        String::new()
     } else {
-        s.push_str(&format!("Arguments: {}\n", inline_args(&p.args, 2_000)));
-    }
-    // Result.
-    let Some(blocks) = result_blocks else {
-        s.push_str("(no result recorded)\n");
-        return s;
+        format!("; {note}")
     };
-    let output = &p.output;
-    match (d.action, d.pin) {
-        (Action::Stub, _) => {
-            let (h, t, gone) = stub(output, o.stub_fraction, o.stub_cap);
-            if gone == 0 {
-                s.push_str(&format!(
-                    "Result ({err}{}, verbatim):\n{}\n",
-                    size(out_len),
-                    fenced(output, "")
-                ));
-            } else {
-                let body = format!("{h}\n{}\n{t}", omitted(gone));
-                s.push_str(&format!(
-                    "Result ({err}head and tail of {}; the middle was pruned):\n{}\n",
-                    size(out_len),
-                    fenced(&body, "")
-                ));
-            }
-        }
-        (_, Some(Pin::GitMutation)) => {
-            if out_len > o.git_head {
-                let body = format!(
-                    "{}\n{}",
-                    head(output, o.git_head),
-                    omitted(out_len - o.git_head)
-                );
-                s.push_str(&format!(
-                    "Result ({err}first {} of {}):\n{}\n",
-                    thousands(o.git_head as u64),
-                    size(out_len),
-                    fenced(&body, "")
-                ));
-            } else {
-                s.push_str(&format!(
-                    "Result ({err}verbatim):\n{}\n",
-                    fenced(output, "")
-                ));
-            }
-        }
-        (_, Some(Pin::EditWrite)) if !p.is_error => {
-            let line = cap_middle(output.trim(), 600);
-            s.push_str(&format!(
-                "Result: {}\n",
-                if line.contains('\n') {
-                    fenced(&line, "")
-                } else {
-                    line
+    format!("**{}** {} ({}{pin}{err}{note})", p.tool, ident(p), p.id())
+}
+
+/// Render one kept tool call and its result.
+fn render_pair(d: &Decided<'_>, result_blocks: Option<&[Block]>, o: &RenderOptions) -> String {
+    let p = d.pair;
+    let mut s = String::new();
+    if d.pin == Some(Pin::EditWrite) {
+        s.push_str(&call_line(d, ""));
+        s.push('\n');
+        if o.pin_bodies {
+            s.push_str(&render_edit_write(p, o));
+            if let Some((_, text)) = &d.body {
+                let line = cap_middle(text.trim(), 300);
+                if !line.is_empty() {
+                    s.push_str(&format!(
+                        "Result: {}\n",
+                        if line.contains('\n') {
+                            fenced(&line, "")
+                        } else {
+                            line
+                        }
+                    ));
                 }
-            ));
+            }
         }
-        _ => {
-            if output.is_empty() {
-                s.push_str(&format!("Result ({err}empty)\n"));
-            } else {
-                s.push_str(&format!(
-                    "Result ({err}{}, verbatim):\n{}\n",
-                    size(out_len),
-                    fenced(output, "")
-                ));
+    } else if result_blocks.is_none() {
+        s.push_str(&call_line(d, "no result recorded"));
+        s.push('\n');
+    } else {
+        match &d.body {
+            Some((note, text)) if !text.is_empty() => {
+                s.push_str(&call_line(d, note));
+                s.push_str(":\n");
+                s.push_str(&fenced(text, ""));
+                s.push('\n');
+            }
+            Some((note, _)) => {
+                s.push_str(&call_line(d, if note.is_empty() { "empty" } else { note }));
+                s.push('\n');
+            }
+            None => {
+                s.push_str(&call_line(d, "output not kept"));
+                s.push('\n');
             }
         }
     }
-    if let Some(n) = images_note(blocks) {
+    if let Some(n) = result_blocks.and_then(images_note) {
         s.push_str(&n);
         s.push('\n');
     }
     s
 }
 
+/// The body of a kept (verbatim) or stubbed (head + tail) output, for the threshold path.
+pub fn threshold_body(output: &str, action: Action, fraction: f64, cap: usize) -> (String, String) {
+    let n = clen(output);
+    if action == Action::Stub {
+        let (h, t, gone) = stub(output, fraction, cap);
+        if gone > 0 {
+            return (
+                format!("head and tail of {}", size(n)),
+                format!("{h}\n{}\n{t}", omitted(gone)),
+            );
+        }
+    }
+    if output.is_empty() {
+        return ("empty".into(), String::new());
+    }
+    (format!("{}, verbatim", size(n)), output.to_string())
+}
+
+/// The body of a pinned output (skill, unresolved error, git, image) with the head caps given.
+pub fn pin_body(output: &str, pin: Pin, git_head: usize, skill_head: usize) -> (String, String) {
+    let n = clen(output);
+    let cap = match pin {
+        Pin::GitMutation => git_head,
+        Pin::Skill => skill_head,
+        _ => usize::MAX,
+    };
+    if output.is_empty() {
+        return ("empty".into(), String::new());
+    }
+    if n > cap {
+        return (
+            format!("first {} of {}", thousands(cap as u64), size(n)),
+            format!("{}\n{}", head(output, cap), omitted(n - cap)),
+        );
+    }
+    (format!("{}, verbatim", size(n)), output.to_string())
+}
+
 fn render_edit_write(p: &Pair, o: &RenderOptions) -> String {
-    let path = p.arg("path").unwrap_or("?");
-    let mut s = format!("Path: `{path}`\n");
+    // The path is in the call line.
+    let mut s = String::new();
     if p.tool == "write" {
         let body = p.arg("content").unwrap_or("");
         let n = clen(body);
@@ -224,7 +294,10 @@ fn render_edit_write(p: &Pair, o: &RenderOptions) -> String {
         s.push_str(&part("New", new));
     }
     if edits.is_empty() {
-        s.push_str(&format!("Arguments: {}\n", inline_args(&p.args, 600)));
+        s.push_str(&format!(
+            "Arguments: {}\n",
+            inline_code(&cap_middle(&p.args.to_string(), 600))
+        ));
     }
     s
 }
@@ -236,27 +309,86 @@ pub fn render(
     previous: Option<&str>,
     o: &RenderOptions,
 ) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    parts.push(format!(
-        "# Session history before this point (pruned by {})\n\n\
-         This replaces the older part of the conversation. The user's and the assistant's words \
-         are kept (long ones as head and tail), every tool call is listed, and each tool output was \
-         kept verbatim, cut to its head and tail, or dropped (scored by {}). Re-run a call if you \
-         need an output that is not shown.",
-        o.pruner, o.scorer
-    ));
-    // Index pairs by (message, block) and results by message.
-    let pair_at = |mi: usize, bi: usize| {
-        decided
-            .iter()
-            .find(|d| d.pair.call_msg == mi && d.pair.block == bi)
+    let mut parts = Parts(String::new());
+    if o.short_title {
+        parts.push(format!(
+            "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
+            o.pruner
+        ));
+    } else {
+        parts.push(format!(
+            "# Session history before this point (pruned by {}, scored by {})\n\n\
+             This replaces the older part of the conversation: the user's and the assistant's \
+             words (long ones as head and tail) and the tool calls whose output may still matter, \
+             each under its call, verbatim except where a marker says what was cut. Calls not \
+             shown were dropped; re-run a call if you need its output.",
+            o.pruner, o.scorer
+        ));
+    }
+    // Pairs by (message, block); paired results by message.
+    let mut at: std::collections::HashMap<(usize, usize), usize> =
+        std::collections::HashMap::with_capacity(decided.len());
+    let mut paired = vec![false; msgs.len()];
+    for (k, d) in decided.iter().enumerate() {
+        at.insert((d.pair.call_msg, d.pair.block), k);
+        if let Some(j) = d.pair.result_msg.filter(|&j| j < msgs.len()) {
+            paired[j] = true;
+        }
+    }
+    // Consecutive dropped calls, flushed as one line before anything else is rendered.
+    let mut run: Vec<&Decided<'_>> = Vec::new();
+    let flush = |run: &mut Vec<&Decided<'_>>, parts: &mut Parts| {
+        if run.is_empty() {
+            return;
+        }
+        if o.breadcrumbs {
+            let lines: Vec<String> = run
+                .iter()
+                .map(|d| {
+                    format!(
+                        "- dropped: **{}** {} ({}; {})",
+                        d.pair.tool,
+                        ident(d.pair),
+                        d.pair.id(),
+                        size(clen(&d.pair.output).max(d.pair.output_chars))
+                    )
+                })
+                .collect();
+            parts.push(lines.join("\n"));
+        } else if o.drop_notes {
+            let mut by: Vec<(&str, usize)> = Vec::new();
+            for d in run.iter() {
+                match by.iter_mut().find(|(t, _)| *t == d.pair.tool) {
+                    Some(x) => x.1 += 1,
+                    None => by.push((d.pair.tool.as_str(), 1)),
+                }
+            }
+            by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let list: Vec<String> = by
+                .iter()
+                .map(|(t, n)| {
+                    if *n == 1 {
+                        t.to_string()
+                    } else {
+                        format!("{t} ×{n}")
+                    }
+                })
+                .collect();
+            parts.push(format!(
+                "[{} tool call{} dropped: {}]",
+                run.len(),
+                if run.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            ));
+        }
+        run.clear();
     };
-    let is_paired_result = |mi: usize| decided.iter().any(|d| d.pair.result_msg == Some(mi));
     for (mi, m) in msgs.iter().enumerate() {
         match &m.kind {
             Kind::User(blocks) => {
+                flush(&mut run, &mut parts);
                 let mut s = "### User\n\n".to_string();
-                s.push_str(&keep_window(&text_of(blocks), o.text_whole, o.text_window));
+                s.push_str(&keep_window(&text_of(blocks), o.user_whole, o.user_window));
                 if let Some(n) = images_note(blocks) {
                     s.push_str("\n\n");
                     s.push_str(&n);
@@ -264,41 +396,31 @@ pub fn render(
                 parts.push(s);
             }
             Kind::Assistant(blocks) => {
-                let mut s = "### Assistant".to_string();
                 let text = text_of(blocks);
-                if !text.is_empty() {
-                    s.push_str("\n\n");
-                    s.push_str(&keep_window(&text, o.text_whole, o.text_window));
+                if !text.trim().is_empty() && o.text_whole > 0 {
+                    flush(&mut run, &mut parts);
+                    parts.push(format!(
+                        "### Assistant\n\n{}",
+                        keep_window(&text, o.text_whole, o.text_window)
+                    ));
                 }
-                let mut dropped: Vec<String> = Vec::new();
                 for (bi, b) in blocks.iter().enumerate() {
                     let Block::ToolCall { .. } = b else { continue };
-                    let Some(d) = pair_at(mi, bi) else { continue };
-                    let result = d.pair.result_msg.and_then(|j| match &msgs[j].kind {
+                    let Some(&k) = at.get(&(mi, bi)) else {
+                        continue;
+                    };
+                    let d = &decided[k];
+                    if d.action == Action::Drop {
+                        run.push(d);
+                        continue;
+                    }
+                    flush(&mut run, &mut parts);
+                    let result = d.pair.result_msg.and_then(|j| match &msgs.get(j)?.kind {
                         Kind::ToolResult { blocks, .. } => Some(blocks.as_slice()),
                         _ => None,
                     });
-                    let r = render_pair(d, result, o);
-                    if d.action == Action::Drop {
-                        dropped.push(r);
-                    } else {
-                        if !dropped.is_empty() {
-                            s.push_str("\n\n");
-                            s.push_str(&dropped.join("\n"));
-                            dropped.clear();
-                        }
-                        s.push_str("\n\n");
-                        s.push_str(r.trim_end());
-                    }
+                    parts.push(render_pair(d, result, o).trim_end().to_string());
                 }
-                if !dropped.is_empty() {
-                    s.push_str("\n\n");
-                    s.push_str(&dropped.join("\n"));
-                }
-                if s == "### Assistant" {
-                    continue;
-                }
-                parts.push(s);
             }
             Kind::ToolResult {
                 tool,
@@ -306,14 +428,15 @@ pub fn render(
                 is_error,
                 ..
             } => {
-                if is_paired_result(mi) {
+                if paired[mi] {
                     continue;
                 }
+                flush(&mut run, &mut parts);
                 let text = text_of(blocks);
                 let err = if *is_error { " (error)" } else { "" };
                 parts.push(format!(
-                    "**Tool result `{tool}`**{err} (its call is not in this history, verbatim):\n{}",
-                    fenced(&text, "")
+                    "**Tool result `{tool}`**{err} (its call is not in this history):\n{}",
+                    fenced(&keep_window(&text, o.user_whole, o.user_window), "")
                 ));
             }
             Kind::Bash {
@@ -326,12 +449,15 @@ pub fn render(
                 if *excluded {
                     continue;
                 }
-                let mut s = format!("### User ran a shell command\n\n`{command}`");
-                let body = keep_window(output, o.text_whole, o.text_window);
-                if output.is_empty() {
-                    s.push_str("\n\n(no output)");
-                } else {
-                    s.push_str(&format!("\n\n{}", fenced(&body, "")));
+                flush(&mut run, &mut parts);
+                let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
+                if o.text_whole > 0 {
+                    let body = keep_window(output, o.text_whole, o.text_window);
+                    if output.is_empty() {
+                        s.push_str("\n\n(no output)");
+                    } else {
+                        s.push_str(&format!("\n\n{}", fenced(&body, "")));
+                    }
                 }
                 if *cancelled {
                     s.push_str("\n\n(command cancelled)");
@@ -344,21 +470,43 @@ pub fn render(
                 custom_type,
                 blocks,
             } => {
+                if o.text_whole == 0 {
+                    continue;
+                }
+                flush(&mut run, &mut parts);
                 parts.push(format!(
                     "### Note ({custom_type})\n\n{}",
                     keep_window(&text_of(blocks), o.text_whole, o.text_window)
                 ));
             }
             Kind::BranchSummary(summary) => {
-                parts.push(format!("### Summary of an abandoned branch\n\n{summary}"));
+                flush(&mut run, &mut parts);
+                parts.push(format!(
+                    "### Summary of an abandoned branch\n\n{}",
+                    keep_window(summary, o.user_whole, o.user_window)
+                ));
             }
             Kind::Other(_) => {}
         }
     }
-    if let Some(prev) = previous.filter(|p| !p.trim().is_empty()) {
+    flush(&mut run, &mut parts);
+    if let Some(prev) = previous.filter(|p| !p.trim().is_empty() && o.carried_cap > 0) {
         parts.push(format!(
-            "---\n\n## Earlier history (carried from the previous compaction)\n\n{prev}"
+            "---\n\n## Earlier history (carried from the previous compaction)\n\n{}",
+            keep_window(prev, o.carried_cap, o.carried_cap / 2)
         ));
     }
-    parts.join("\n\n")
+    parts.0
+}
+
+/// The summary's parts, joined by blank lines as they come (one buffer, no second copy).
+struct Parts(String);
+
+impl Parts {
+    fn push(&mut self, part: String) {
+        if !self.0.is_empty() {
+            self.0.push_str("\n\n");
+        }
+        self.0.push_str(&part);
+    }
 }

@@ -62,7 +62,10 @@ pub struct PairReport {
     pub model: Option<String>,
     /// The offline scorer's signals, when it scored the pair.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signals: Option<crate::score::offline::Signals>,
+    pub signals: Option<serde_json::Value>,
+    /// Under a budget: `[kept, total]` lines of its output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[usize; 2]>,
     /// Estimated tokens of both questions (0 for pairs that are not asked).
     pub question_tokens: u64,
 }
@@ -144,4 +147,7 @@ pub struct PlanReport {
     pub pairs: Vec<PairReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Budgeted plans: the budget, the achieved size and the shrink steps taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<super::budget::BudgetReport>,
 }

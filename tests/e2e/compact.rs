@@ -210,3 +210,35 @@ fn dry_run_writes_nothing_and_scores_replay() {
     assert_eq!(j.code, 0, "{}", j.stderr);
     assert_eq!(std::fs::read(&f).unwrap(), before);
 }
+
+#[test]
+fn dropped_calls_leave_one_line_per_run_or_breadcrumbs_behind_a_flag() {
+    let last_summary = |extra: &[&str]| -> String {
+        let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+        let mut args = vec!["compact", "--target-ratio", "0.05"];
+        args.extend_from_slice(extra);
+        args.push(f.to_str().unwrap());
+        let r = pi_shake(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.starts_with("Compacted "), "{}", r.stdout);
+        let text = std::fs::read_to_string(&f).unwrap();
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], json!("compaction"));
+        if need_oracle() {
+            assert_eq!(oracle1(&f, &[])["ok"], json!(true));
+        }
+        last["summary"].as_str().unwrap().to_string()
+    };
+    let plain = last_summary(&[]);
+    assert!(
+        !plain.contains("- dropped: "),
+        "no per-call lines by default"
+    );
+    let crumbs = last_summary(&["--breadcrumbs"]);
+    let listed = crumbs
+        .lines()
+        .filter(|l| l.starts_with("- dropped: **"))
+        .count();
+    assert!(listed > 0, "{crumbs}");
+    assert!(!crumbs.contains("tool calls dropped:"));
+}

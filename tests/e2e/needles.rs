@@ -61,12 +61,12 @@ fn compact_keeps_the_needles_and_beats_the_baselines() {
     for g in &sessions {
         let p = suite::write(g, &dir).unwrap();
         let keep = suite::keep_for(&p, g).unwrap();
-        let (r, plan) = suite::run_compact(&p, g, keep, &Heuristic, "ours").unwrap();
+        let (r, plan) = suite::run_compact(&p, g, keep, &Heuristic, "ours", None).unwrap();
         // The scores replay through --scores-in to the same projection.
         let scores = dir.join(format!("{}.scores.jsonl", g.name));
         write_scores(&scores, TEMPLATE, &plan.request, &plan.scores).unwrap();
         let replay = Replay::from_file(&scores, TEMPLATE, false).unwrap();
-        let (r2, _) = suite::run_compact(&p, g, keep, &replay, "replay").unwrap();
+        let (r2, _) = suite::run_compact(&p, g, keep, &replay, "replay", None).unwrap();
         assert_eq!(r.retained, r2.retained, "{}", g.name);
         assert_eq!(r.actions, r2.actions, "{}", g.name);
         ours.push(r);

@@ -220,6 +220,28 @@ struct CompactDoc {
     /// Omitted when empty.
     #[serde(default)]
     warnings: Vec<String>,
+    /// Budgeted plans only.
+    #[serde(default)]
+    budget: Option<BudgetDoc>,
+    /// Only when nothing was written because the summary would not be smaller.
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct BudgetDoc {
+    #[serde(deserialize_with = "nullable")]
+    target_ratio: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    max_summary_tokens: Option<u64>,
+    source: String,
+    tokens: u64,
+    achieved: u64,
+    achieved_ratio: f64,
+    lines_kept: u64,
+    lines_total: u64,
+    shrunk: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -275,6 +297,8 @@ struct PairDoc {
     source: Option<String>,
     model: Option<String>,
     signals: Option<Value>,
+    /// Budgeted plans: `[kept, total]` lines of the output.
+    lines: Option<[u64; 2]>,
     question_tokens: u64,
 }
 
@@ -477,25 +501,53 @@ fn snapshot_shake_dry_run_undo() {
 fn snapshot_compact() {
     let w = Work::new("snap-compact", &["long-session.jsonl", "thinking.jsonl"]);
     let mut s = String::new();
-    // `--threshold 0` keeps every pair whatever the offline heuristic scores, so this snapshot
-    // pins the rendering, not the heuristic's tuning (tests/e2e/compact.rs covers the plan).
+    // The offline default works to its budget (10% of the region) …
+    w.record(&mut s, &["compact", "--dry-run", "long-session.jsonl"]);
+    // … or to the one given; at a tiny budget the skeleton shrinks, in its stated order.
     w.record(
         &mut s,
         &[
             "compact",
             "--dry-run",
-            "--threshold",
-            "0",
+            "--max-summary-tokens",
+            "300",
+            "long-session.jsonl",
+        ],
+    );
+    // Scores that keep every pair whole (a ratio-1 plan replayed with the threshold) would not
+    // shrink the region: nothing is written, and the first line says so.
+    w.record(
+        &mut s,
+        &[
+            "compact",
+            "--dry-run",
+            "--target-ratio",
+            "1",
+            "--scores-out",
+            "all.scores.jsonl",
             "long-session.jsonl",
         ],
     );
     w.record(
         &mut s,
-        &["compact", "--threshold", "0", "long-session.jsonl"],
+        &[
+            "compact",
+            "--scorer",
+            "replay",
+            "--scores-in",
+            "all.scores.jsonl",
+            "--threshold",
+            "0",
+            "long-session.jsonl",
+        ],
     );
     w.age("long-session.jsonl");
     w.record(&mut s, &["compact", "long-session.jsonl"]);
     w.record(&mut s, &["compact", "thinking.jsonl"]);
+    w.record(
+        &mut s,
+        &["compact", "--target-ratio", "0", "thinking.jsonl"],
+    );
     snapshot("compact", &s);
 }
 
@@ -672,6 +724,81 @@ fn json_compact() {
     assert!(!n.compacted && n.reason.contains("already compacted"));
     let n: CompactNothingDoc = parse(&w.run(&["compact", "--json", "thinking.jsonl"]));
     assert!(n.reason.contains("less than the recent tokens to keep"));
+}
+
+#[test]
+fn json_compact_budget() {
+    let w = Work::new("json-compact-budget", &["long-session.jsonl"]);
+    let r = w.run(&["compact", "--json", "--dry-run", "long-session.jsonl"]);
+    let d: CompactDoc = parse(&r);
+    let b = d.budget.expect("the offline default has a budget");
+    assert_eq!(b.target_ratio, Some(0.10));
+    assert_eq!(b.max_summary_tokens, None);
+    assert_eq!(b.source, "built-in default");
+    assert_eq!(b.tokens, d.sizes.region_before / 10);
+    assert_eq!(b.achieved, d.sizes.region_after);
+    assert!(
+        b.achieved <= b.tokens && b.achieved * 100 >= b.tokens * 95,
+        "{b:?}"
+    );
+    assert!(b.lines_kept < b.lines_total);
+    assert!(d.reason.is_none());
+    // Line-cut pairs say how many lines they keep.
+    assert!(
+        d.pairs
+            .iter()
+            .filter(|p| p.action == "stub")
+            .all(|p| p.lines.is_some_and(|[k, n]| 0 < k && k < n))
+    );
+    for (flags, tokens) in [
+        (
+            &["--target-ratio", "0.3"][..],
+            d.sizes.region_before * 3 / 10,
+        ),
+        (&["--max-summary-tokens", "700"][..], 700),
+        (
+            &["--target-ratio", "0.3", "--max-summary-tokens", "700"][..],
+            700,
+        ),
+    ] {
+        let mut args = vec!["compact", "--json", "--dry-run"];
+        args.extend_from_slice(flags);
+        args.push("long-session.jsonl");
+        let d: CompactDoc = parse(&w.run(&args));
+        let b = d.budget.unwrap();
+        assert_eq!(b.tokens, tokens, "{flags:?}");
+        assert!(
+            b.achieved <= b.tokens && b.achieved * 100 >= b.tokens * 95,
+            "{flags:?} {b:?}"
+        );
+        assert!(b.source.starts_with("--"), "{flags:?}");
+    }
+    // Bad budgets are usage errors.
+    for bad in [
+        &["--target-ratio", "0"][..],
+        &["--target-ratio", "1.5"],
+        &["--max-summary-tokens", "0"],
+    ] {
+        let mut args = vec!["compact", "--dry-run"];
+        args.extend_from_slice(bad);
+        args.push("long-session.jsonl");
+        let r = w.run(&args);
+        assert_eq!(r.code, 2, "{bad:?}: {}", r.stderr);
+    }
+    // Settings keys mirror the flags (pi's settings.json in the agent directory).
+    std::fs::write(
+        w.agent.agent.join("settings.json"),
+        r#"{"shake": {"compact": {"targetRatio": 0.2, "maxSummaryTokens": 5000}}}"#,
+    )
+    .unwrap();
+    let r = w.run(&["compact", "--json", "--dry-run", "long-session.jsonl"]);
+    let d: CompactDoc = parse(&r);
+    let b = d.budget.unwrap();
+    assert_eq!(
+        (b.target_ratio, b.max_summary_tokens),
+        (Some(0.2), Some(5000))
+    );
+    assert_eq!(b.source, "pi settings shake.compact");
 }
 
 #[test]

@@ -1,0 +1,1029 @@
+//! Budgeted compaction (issues 12 and 19): the summary is built to a size, and every part of it
+//! is counted — the title, user/assistant keep-windows, pins, the carried previous summary, call
+//! headers, cut markers and the tool-output lines themselves.
+//!
+//! **Features** ([`Extractor`]): while the region is read, each tool output is cut into units
+//! (lines; lines over [`SEG_MAX`] chars into [`SEG`]-char segments) and every unit records its
+//! UTF-16 length and the hashes of its *distinctive strings* (≥ 8 chars with a digit, `_`, `.`,
+//! `/`, `:` or camelCase: paths, identifiers, versions, error lines). The text itself can then
+//! be dropped: rendering re-reads only the outputs that keep lines, so memory stays a fraction
+//! of the file.
+//!
+//! **Value** (`heuristic-v3`): a string is worth `class × relatedness × repetition`, where
+//! `class` favours paths and file names over identifiers over bare numbers, hashes and
+//! timestamps; `relatedness` grows with the share of its word pieces seen in the kept part and
+//! the latest prompts (what the agent is doing now); `repetition` grows slowly with the number
+//! of outputs holding it. A string already present in the kept part, the region's prose, the
+//! pins or the carried summary is worth nothing: the summary already has it. A unit is worth the
+//! sum over its strings not yet covered, times its pair's factor (recency; superseded by a later
+//! identical call or a later write; an error resolved later; tool kind — a `read` of a file on
+//! disk is cheap to redo, a web search is not; a file the session goes on to edit; an external
+//! scorer's `useful`, when one answered), plus a small base (error-looking lines more).
+//!
+//! **Selection** ([`select`]): lazy greedy on value per UTF-16 char, where a unit's cost is its
+//! length plus its call's header when the call has no kept line yet plus a cut marker when no
+//! neighbouring unit is kept. A selected string covers every other copy. Greedy max-coverage is
+//! within (1 − 1/e) of the optimum for a fixed cost; the caller checks the rendered size and
+//! corrects the line budget until the summary is within 5% under its budget.
+
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use serde::Serialize;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Lines longer than this many chars are cut into segments.
+pub const SEG_MAX: usize = 320;
+/// Segment length (chars) for long lines.
+pub const SEG: usize = 200;
+/// Chars a cut marker costs, about (`[… 1,234 lines cut …]` and its newline).
+pub const MARKER_COST: f64 = 24.0;
+/// Plain lines merged into one unit: at most this many extra lines and this many chars.
+const MERGE_LINES: u8 = 7;
+const MERGE_CHARS: usize = 240;
+/// Query words counted per unit, at most.
+const MAX_QUERY: usize = 6;
+/// Units of a pair queued again when it opens.
+const REQUEUE: usize = 64;
+/// Minimum length of a distinctive string.
+pub const MIN_STR: usize = 8;
+
+/// Unit flags.
+pub const F_ERR: u8 = 1;
+pub const F_LINE_START: u8 = 2;
+pub const F_LINE_END: u8 = 4;
+
+/// One unit of an output: a line or a segment of a long line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Unit {
+    /// 0-based line number.
+    pub line: u32,
+    /// Byte offset in the output and byte length (a unit is at most [`SEG_MAX`] chars).
+    pub b0: u32,
+    pub blen: u16,
+    /// UTF-16 length.
+    pub u16: u16,
+    /// Range of its string hashes in [`OutFeat::strs`].
+    pub s0: u32,
+    pub sn: u8,
+    pub flags: u8,
+    /// Further whole lines it spans (plain lines are merged into small runs).
+    pub nl: u8,
+}
+
+impl Unit {
+    /// Its last line.
+    pub fn end_line(&self) -> u32 {
+        self.line + u32::from(self.nl)
+    }
+    /// End byte offset.
+    pub fn b1(&self) -> u32 {
+        self.b0 + u32::from(self.blen)
+    }
+}
+
+/// The features of one tool output.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OutFeat {
+    /// Chars (Unicode scalar values) and UTF-16 units of the whole output.
+    pub chars: usize,
+    pub u16: usize,
+    pub lines: u32,
+    pub units: Vec<Unit>,
+    /// String ids (indexes into [`Extractor::table`]).
+    pub strs: Vec<u32>,
+    /// Longest run of backticks (for the fence).
+    pub ticks: u32,
+    /// Estimated request tokens of its question windows (set by the reader in lite mode).
+    pub win_tokens: u64,
+}
+
+/// What the value model knows about a distinctive string (8 bytes: the table is the largest
+/// structure of a big compaction).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StrInfo {
+    /// Class weight × 100 (paths > identifiers > numbers, hashes).
+    class: u8,
+    /// Relatedness to the kept part and the latest prompts, × 255.
+    rel: u8,
+    /// Outputs holding it (saturating).
+    df: u16,
+    /// The last output (feature index + 1) that counted it in `df`.
+    last: u32,
+}
+
+impl StrInfo {
+    /// A string of class weight `class` and relatedness `rel`.
+    pub fn new(class: f32, rel: f32) -> StrInfo {
+        StrInfo {
+            class: (class * 100.0).round().clamp(0.0, 255.0) as u8,
+            rel: (rel * 255.0).round().clamp(0.0, 255.0) as u8,
+            df: 0,
+            last: 0,
+        }
+    }
+    /// Class weight.
+    pub fn class(&self) -> f32 {
+        f32::from(self.class) / 100.0
+    }
+    /// Relatedness in [0, 1].
+    pub fn rel(&self) -> f32 {
+        f32::from(self.rel) / 255.0
+    }
+    /// Outputs holding it.
+    pub fn df(&self) -> u32 {
+        u32::from(self.df)
+    }
+}
+
+/// Strings below this class weight (timestamps, dates) are not tracked: never worth a line.
+pub const MIN_CLASS: f32 = 0.2;
+
+fn is_tok(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b':' | b'-' | b'@')
+}
+
+fn trim_tok(s: &[u8]) -> &[u8] {
+    let edge = |b: &u8| matches!(b, b'.' | b':' | b'-' | b'/' | b'@');
+    let mut a = 0;
+    let mut z = s.len();
+    while a < z && edge(&s[a]) {
+        a += 1;
+    }
+    while z > a && edge(&s[z - 1]) {
+        z -= 1;
+    }
+    &s[a..z]
+}
+
+/// Whether `s` (a token, already trimmed) is a distinctive string.
+pub fn is_distinctive(s: &[u8]) -> bool {
+    if s.len() < MIN_STR {
+        return false;
+    }
+    let mut prev_lower = false;
+    for &b in s {
+        if b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'/' | b':') {
+            return true;
+        }
+        if b.is_ascii_uppercase() && prev_lower {
+            return true;
+        }
+        prev_lower = b.is_ascii_lowercase();
+    }
+    false
+}
+
+/// Distinctive strings of `text`, in order (with repeats).
+pub fn distinctive(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            while i < b.len() && !is_tok(b[i]) {
+                i += 1;
+            }
+            let a = i;
+            while i < b.len() && is_tok(b[i]) {
+                i += 1;
+            }
+            let t = trim_tok(&b[a..i]);
+            if is_distinctive(t) {
+                // ASCII only, so always a str boundary.
+                return std::str::from_utf8(t).ok();
+            }
+        }
+        None
+    })
+}
+
+/// The hash of a distinctive string.
+pub fn hash_str(s: &str) -> u64 {
+    xxh3_64(s.as_bytes())
+}
+
+/// Class weight of a string.
+pub fn class_of(s: &str) -> f32 {
+    let b = s.as_bytes();
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let hex = b.iter().all(|c| c.is_ascii_hexdigit() || *c == b'-');
+    // Timestamps and dates: 2025-12-17T19:39:17.548Z, 19:39:17, 2025-12-17.
+    if digits * 2 >= b.len() && (s.contains(':') || s.matches('-').count() >= 2) {
+        return 0.15;
+    }
+    if hex && digits > 0 && b.len() >= 12 {
+        return 0.35;
+    }
+    if letters == 0 {
+        return 0.4;
+    }
+    if s.starts_with("http") {
+        return 1.0;
+    }
+    if s.contains('/') {
+        return 1.3;
+    }
+    let has_ext = s.rsplit_once('.').is_some_and(|(a, e)| {
+        !a.is_empty() && (1..=5).contains(&e.len()) && e.bytes().all(|c| c.is_ascii_lowercase())
+    });
+    if has_ext {
+        return 1.2;
+    }
+    if digits * 3 > b.len() {
+        return 0.6;
+    }
+    1.0
+}
+
+/// Lowercase alphanumeric word pieces (≥ 3 chars) of `s`, camelCase split.
+fn pieces(s: &str, mut f: impl FnMut(u64)) {
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    let mut flush = |cur: &mut String| {
+        if cur.len() >= 3 {
+            f(xxh3_64(cur.as_bytes()));
+        }
+        cur.clear();
+    };
+    for c in s.chars() {
+        if !c.is_alphanumeric() {
+            flush(&mut cur);
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            flush(&mut cur);
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    flush(&mut cur);
+}
+
+const QUERY_STOP: &[&str] = &[
+    "this", "that", "with", "from", "have", "will", "would", "there", "their", "what", "about",
+    "which", "when", "make", "like", "into", "than", "then", "them", "these", "some", "could",
+    "other", "only", "also", "just", "more", "should", "does", "done", "here", "file", "files",
+    "true", "false", "null", "none", "your", "need", "let's", "lets", "okay", "look", "check",
+    "want", "were", "been", "being", "they", "each", "line", "lines", "text", "type", "using",
+];
+
+/// Query pieces of a word: lowercase, camelCase split, ≥ 4 chars, no stop words, a plural
+/// `s` dropped.
+fn query_pieces(w: &str, cur: &mut String, mut f: impl FnMut(&str)) {
+    cur.clear();
+    let mut prev_lower = false;
+    let flush = |cur: &mut String, f: &mut dyn FnMut(&str)| {
+        let t = cur
+            .strip_suffix('s')
+            .filter(|t| t.len() >= 4)
+            .unwrap_or(cur);
+        if t.len() >= 4 && !t.bytes().all(|b| b.is_ascii_digit()) {
+            f(t);
+        }
+        cur.clear();
+    };
+    for c in w.chars() {
+        if !c.is_alphanumeric() {
+            flush(cur, &mut f);
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            flush(cur, &mut f);
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        if c.is_ascii() {
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.extend(c.to_lowercase());
+        }
+    }
+    flush(cur, &mut f);
+}
+
+/// The salted hash of a query piece.
+fn query_hash(t: &str) -> u64 {
+    xxh3_64(t.as_bytes()) ^ QUERY_SALT
+}
+
+/// Query pieces live in the string table under salted hashes.
+const QUERY_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+/// The class byte of a query piece.
+const QUERY_CLASS: u8 = 255;
+
+/// Word-piece vocabulary of the kept part (for relatedness) and the query words of what the
+/// agent is doing now (the kept part's prompts, answers and call arguments).
+#[derive(Default, Debug)]
+pub struct Vocab(HashSet<u64>, HashSet<u64>);
+
+impl Vocab {
+    /// Add a text's pieces.
+    pub fn add(&mut self, text: &str) {
+        for w in text.split(|c: char| c.is_whitespace()) {
+            pieces(w, |h| {
+                self.0.insert(h);
+            });
+        }
+    }
+    /// Add a text's query words (pieces of ≥ 4 chars, stop words left out).
+    pub fn add_query(&mut self, text: &str) {
+        for w in text.split(|c: char| !c.is_alphanumeric()) {
+            if w.chars().count() < 4 {
+                continue;
+            }
+            let mut buf = String::new();
+            query_pieces(w, &mut buf, |t| {
+                if !QUERY_STOP.contains(&t) {
+                    self.1.insert(query_hash(t));
+                }
+            });
+        }
+    }
+    /// Share of `s`'s pieces in the vocabulary.
+    pub fn rel(&self, s: &str) -> f32 {
+        let (mut n, mut hit) = (0u32, 0u32);
+        pieces(s, |h| {
+            n += 1;
+            if self.0.contains(&h) {
+                hit += 1;
+            }
+        });
+        if n == 0 { 0.0 } else { hit as f32 / n as f32 }
+    }
+}
+
+/// Words that make a line look like an error (case-insensitive).
+const ERR_WORDS: &[&str] = &[
+    "error",
+    "fail",
+    "panic",
+    "exception",
+    "traceback",
+    "fatal",
+    "denied",
+    "not found",
+    "undefined",
+];
+
+/// One automaton for [`ERR_WORDS`] (a line is searched once, not once per word).
+fn err_words() -> Option<&'static aho_corasick::AhoCorasick> {
+    static AC: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> = std::sync::OnceLock::new();
+    AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(ERR_WORDS)
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Builds output features and the string table.
+#[derive(Default, Debug)]
+pub struct Extractor {
+    /// Hash → id while extracting.
+    pub ids: HashMap<u64, u32>,
+    /// Id → what the value model knows.
+    pub table: Vec<StrInfo>,
+    pub vocab: Vocab,
+    outputs: u32,
+}
+
+impl Extractor {
+    /// An extractor relating strings to `vocab`.
+    pub fn new(vocab: Vocab) -> Extractor {
+        Extractor {
+            vocab,
+            ..Default::default()
+        }
+    }
+
+    /// Features of one output (counted in the strings' `df`).
+    pub fn features(&mut self, text: &str) -> OutFeat {
+        self.outputs += 1;
+        let tag = self.outputs;
+        let mut f = OutFeat {
+            chars: 0,
+            u16: crate::jscompat::utf16_len(text),
+            ..Default::default()
+        };
+        let mut run = 0u32;
+        for c in text.bytes() {
+            if c == b'`' {
+                run += 1;
+                f.ticks = f.ticks.max(run);
+            } else {
+                run = 0;
+            }
+        }
+        let mut off = 0usize;
+        let mut buf = String::new();
+        let mut hs: Vec<u64> = Vec::new();
+        for (ln, line) in text.split('\n').enumerate() {
+            let n = line.chars().count();
+            f.chars += n + 1;
+            let err = err_words().is_some_and(|a| a.is_match(line));
+            let mut cuts: Vec<usize> = vec![0];
+            if n > SEG_MAX {
+                for (k, (b, _)) in line.char_indices().enumerate() {
+                    if k > 0 && k % SEG == 0 {
+                        cuts.push(b);
+                    }
+                }
+            }
+            cuts.push(line.len());
+            for w in cuts.windows(2) {
+                let (a, z) = (w[0], w[1]);
+                let seg = &line[a..z];
+                let s0 = f.strs.len() as u32;
+                for s in distinctive(seg) {
+                    let h = hash_str(s);
+                    let id = match self.ids.get(&h) {
+                        Some(&id) => id,
+                        None => {
+                            let class = class_of(s);
+                            if class < MIN_CLASS {
+                                continue;
+                            }
+                            let id = self.table.len() as u32;
+                            self.table.push(StrInfo::new(class, self.vocab.rel(s)));
+                            self.ids.insert(h, id);
+                            id
+                        }
+                    };
+                    let info = &mut self.table[id as usize];
+                    if info.last != tag {
+                        info.last = tag;
+                        info.df = info.df.saturating_add(1);
+                    }
+                    f.strs.push(id);
+                }
+                // Words of what the agent is doing now, found in this line.
+                let q0 = f.strs.len();
+                for w in seg.split(|c: char| !c.is_alphanumeric()) {
+                    if f.strs.len() - q0 >= MAX_QUERY || w.len() < 4 {
+                        continue;
+                    }
+                    hs.clear();
+                    query_pieces(w, &mut buf, |t| {
+                        let h = query_hash(t);
+                        if self.vocab.1.contains(&h) {
+                            hs.push(h);
+                        }
+                    });
+                    for &h in &hs {
+                        let id = *self.ids.entry(h).or_insert_with(|| {
+                            self.table.push(StrInfo {
+                                class: QUERY_CLASS,
+                                ..Default::default()
+                            });
+                            self.table.len() as u32 - 1
+                        });
+                        if f.strs[q0..].contains(&id) {
+                            continue;
+                        }
+                        let info = &mut self.table[id as usize];
+                        if info.last != tag {
+                            info.last = tag;
+                            info.df = info.df.saturating_add(1);
+                        }
+                        f.strs.push(id);
+                    }
+                }
+                let mut flags = if err { F_ERR } else { 0 };
+                if a == 0 {
+                    flags |= F_LINE_START;
+                }
+                if z == line.len() {
+                    flags |= F_LINE_END;
+                }
+                let sn = (f.strs.len() as u32 - s0).min(u32::from(u8::MAX)) as u8;
+                let u16 = crate::jscompat::utf16_len(seg) as u16;
+                let whole = F_LINE_START | F_LINE_END;
+                // A plain whole line joins a preceding run of plain whole lines (fewer units).
+                if let Some(prev) = f.units.last_mut()
+                    && sn == 0
+                    && flags == whole
+                    && prev.sn == 0
+                    && prev.flags == whole
+                    && prev.end_line() + 1 == ln as u32
+                    && prev.nl < MERGE_LINES
+                    && usize::from(prev.u16) + usize::from(u16) < MERGE_CHARS
+                {
+                    prev.blen += 1 + (z - a) as u16;
+                    prev.u16 += 1 + u16;
+                    prev.nl += 1;
+                    continue;
+                }
+                f.units.push(Unit {
+                    line: ln as u32,
+                    b0: (off + a) as u32,
+                    blen: (z - a) as u16,
+                    u16,
+                    s0,
+                    sn,
+                    flags,
+                    nl: 0,
+                });
+            }
+            off += line.len() + 1;
+            f.lines = ln as u32 + 1;
+        }
+        f.chars = f.chars.saturating_sub(1);
+        f.units.shrink_to_fit();
+        f.strs.shrink_to_fit();
+        f
+    }
+}
+
+/// Per-pair inputs of the selection.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// Whether its lines may be selected at all.
+    pub eligible: bool,
+    /// The pair's factor on its strings' value.
+    pub factor: f32,
+    /// Chars of its header and fence when it keeps lines.
+    pub header: f64,
+    /// Whether it already renders (pinned): no header cost.
+    pub open: bool,
+}
+
+/// The value model's knobs.
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    pub base: f32,
+    pub err_line: f32,
+    pub rel_gain: f32,
+    pub df_gain: f32,
+    /// Worth of a query word found in a line (before its rarity).
+    pub q_gain: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            base: 0.02,
+            err_line: 0.5,
+            rel_gain: 1.5,
+            df_gain: 1.0,
+            q_gain: 2.0,
+        }
+    }
+}
+
+/// A string's value (before its pair's factor).
+pub fn str_value(i: &StrInfo, w: &Weights) -> f32 {
+    if i.class == QUERY_CLASS {
+        // A word of the current work: rarer across the outputs is worth more.
+        return w.q_gain / (1.0 + (i.df().max(1) as f32).ln());
+    }
+    i.class() * (1.0 + w.rel_gain * i.rel()) * (1.0 + w.df_gain * (i.df().max(1) as f32).ln())
+}
+
+#[derive(PartialEq)]
+struct Prio(f64, u32, u32);
+impl Eq for Prio {}
+impl PartialOrd for Prio {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Prio {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0
+            .total_cmp(&o.0)
+            // Ties: later pairs first, then earlier units.
+            .then(self.1.cmp(&o.1))
+            .then(o.2.cmp(&self.2))
+    }
+}
+
+/// Select units (per pair, sorted) within `budget` UTF-16 chars.
+pub fn select(
+    feats: &[Option<&OutFeat>],
+    cands: &[Candidate],
+    strings: &[StrInfo],
+    covered: &[bool],
+    w: &Weights,
+    budget: f64,
+) -> Vec<Vec<u32>> {
+    let n = feats.len();
+    let mut chosen: Vec<Vec<bool>> = feats
+        .iter()
+        .map(|f| vec![false; f.map_or(0, |f| f.units.len())])
+        .collect();
+    let mut open: Vec<bool> = cands.iter().map(|c| c.open).collect();
+    let mut cov: Vec<bool> = vec![false; strings.len()];
+    let value = |p: usize, u: &Unit, f: &OutFeat, cov: &[bool]| -> f64 {
+        let mut v = w.base
+            + if u.flags & F_ERR != 0 {
+                w.err_line
+            } else {
+                0.0
+            };
+        let strs = &f.strs[u.s0 as usize..u.s0 as usize + u.sn as usize];
+        for (k, &h) in strs.iter().enumerate() {
+            let h = h as usize;
+            if covered.get(h).copied().unwrap_or(true)
+                || cov.get(h).copied().unwrap_or(true)
+                || strs[..k].contains(&(h as u32))
+            {
+                continue;
+            }
+            v += str_value(&strings[h], w);
+        }
+        f64::from(v * cands[p].factor)
+    };
+    let cost = |p: usize, ui: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool]| -> f64 {
+        let u = &f.units[ui];
+        let mut c = f64::from(u.u16) + 1.0;
+        if !open[p] {
+            c += cands[p].header;
+        }
+        let left = ui > 0 && chosen[p][ui - 1];
+        let right = ui + 1 < f.units.len() && chosen[p][ui + 1];
+        if !left && !right {
+            c += MARKER_COST;
+        }
+        c
+    };
+    // Two rounds: units with strings or error words first, then plain filler lines (so the
+    // heap never holds every line of a huge output at once).
+    let rich = |u: &Unit| u.sn > 0 || u.flags & F_ERR != 0;
+    let mut left = budget;
+    for round in 0..2 {
+        // Each pair's units in order of their first priority; the heap holds a few per pair
+        // and takes the next one whenever one of the pair's entries is settled.
+        let mut order: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut next: Vec<usize> = vec![0; n];
+        for p in 0..n {
+            let Some(f) = feats[p] else { continue };
+            if !cands[p].eligible {
+                continue;
+            }
+            let mut v: Vec<(f32, u32)> = Vec::new();
+            for (ui, u) in f.units.iter().enumerate() {
+                if rich(u) != (round == 0) || chosen[p][ui] {
+                    continue;
+                }
+                let pr = value(p, u, f, &cov) / cost(p, ui, f, &chosen, &open);
+                v.push((pr as f32, ui as u32));
+            }
+            v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            order[p] = v.into_iter().map(|x| x.1).collect();
+        }
+        let mut heap = BinaryHeap::new();
+        let feed = |p: usize,
+                    k: usize,
+                    heap: &mut BinaryHeap<Prio>,
+                    next: &mut [usize],
+                    chosen: &[Vec<bool>],
+                    open: &[bool],
+                    cov: &[bool]| {
+            let Some(f) = feats[p] else { return };
+            let mut pushed = 0;
+            while pushed < k && next[p] < order[p].len() {
+                let ui = order[p][next[p]] as usize;
+                next[p] += 1;
+                if chosen[p][ui] {
+                    continue;
+                }
+                let pr = value(p, &f.units[ui], f, cov) / cost(p, ui, f, chosen, open);
+                heap.push(Prio(pr, p as u32, ui as u32));
+                pushed += 1;
+            }
+        };
+        for p in 0..n {
+            feed(p, 4, &mut heap, &mut next, &chosen, &open, &cov);
+        }
+        while let Some(Prio(pr, p, ui)) = heap.pop() {
+            if left < 1.0 {
+                break;
+            }
+            let (p, ui) = (p as usize, ui as usize);
+            if chosen[p][ui] {
+                continue;
+            }
+            let Some(f) = feats[p] else { continue };
+            let v = value(p, &f.units[ui], f, &cov);
+            let c = cost(p, ui, f, &chosen, &open);
+            let now = v / c;
+            if now + 1e-12 < pr
+                && let Some(top) = heap.peek()
+                && now < top.0
+            {
+                heap.push(Prio(now, p as u32, ui as u32));
+                continue;
+            }
+            // Settled (taken or too big): the pair's next candidate joins the heap.
+            feed(p, 1, &mut heap, &mut next, &chosen, &open, &cov);
+            if c > left {
+                continue;
+            }
+            left -= c;
+            chosen[p][ui] = true;
+            let u = &f.units[ui];
+            for &h in &f.strs[u.s0 as usize..u.s0 as usize + u.sn as usize] {
+                if let Some(c) = cov.get_mut(h as usize) {
+                    *c = true;
+                }
+            }
+            let was_open = open[p];
+            open[p] = true;
+            // Costs fell: the marker for the neighbours and, when the pair just opened, the
+            // header for its other units (only its best few are queued again, so the heap stays
+            // small; the rest are re-valued when they come up).
+            let mut again: Vec<(f64, usize)> = Vec::new();
+            let push = |k: usize, again: &mut Vec<(f64, usize)>, chosen: &[Vec<bool>]| {
+                if k < f.units.len() && !chosen[p][k] && rich(&f.units[k]) == (round == 0) {
+                    let v = value(p, &f.units[k], f, &cov);
+                    let c = cost(p, k, f, chosen, &open);
+                    again.push((v / c, k));
+                }
+            };
+            push(ui.wrapping_sub(1), &mut again, &chosen);
+            push(ui + 1, &mut again, &chosen);
+            if !was_open {
+                let mut rest: Vec<(f64, usize)> = Vec::new();
+                for k in 0..f.units.len() {
+                    if k + 1 != ui && k != ui + 1 {
+                        push(k, &mut rest, &chosen);
+                    }
+                }
+                if rest.len() > REQUEUE {
+                    rest.select_nth_unstable_by(REQUEUE, |a, b| b.0.total_cmp(&a.0));
+                    rest.truncate(REQUEUE);
+                }
+                again.extend(rest);
+            }
+            for (pr, k) in again {
+                heap.push(Prio(pr, p as u32, k as u32));
+            }
+        }
+    }
+    chosen
+        .into_iter()
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .filter(|(_, x)| **x)
+                .map(|(i, _)| i as u32)
+                .collect()
+        })
+        .collect()
+}
+
+/// One piece of a line-cut body.
+enum Piece {
+    Unit(u32),
+    Text(String),
+}
+
+fn lines_cut(k: u32) -> String {
+    format!(
+        "[… {} line{} cut …]",
+        crate::report::thousands(u64::from(k)),
+        if k == 1 { "" } else { "s" }
+    )
+}
+
+/// The pieces of a body keeping units `sel` (sorted) of `f`.
+fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut prev: Option<&Unit> = None;
+    for &i in sel {
+        let u = &f.units[i as usize];
+        match prev {
+            None => {
+                if u.line > 0 {
+                    out.push(Piece::Text(format!("{}\n", lines_cut(u.line))));
+                }
+                if u.flags & F_LINE_START == 0 {
+                    out.push(Piece::Text("…".into()));
+                }
+            }
+            Some(p) if p.end_line() == u.line => {
+                if p.b1() != u.b0 {
+                    out.push(Piece::Text("…".into()));
+                }
+            }
+            Some(p) => {
+                if p.flags & F_LINE_END == 0 {
+                    out.push(Piece::Text("…".into()));
+                }
+                let gap = u.line - p.end_line() - 1;
+                if gap > 0 {
+                    out.push(Piece::Text(format!("\n{}\n", lines_cut(gap))));
+                } else {
+                    out.push(Piece::Text("\n".into()));
+                }
+                if u.flags & F_LINE_START == 0 {
+                    out.push(Piece::Text("…".into()));
+                }
+            }
+        }
+        out.push(Piece::Unit(i));
+        prev = Some(u);
+    }
+    if let Some(p) = prev {
+        if p.flags & F_LINE_END == 0 {
+            out.push(Piece::Text("…".into()));
+        }
+        let rest = f.lines.saturating_sub(p.end_line() + 1);
+        if rest > 0 {
+            out.push(Piece::Text(format!("\n{}", lines_cut(rest))));
+        }
+    }
+    out
+}
+
+/// The body of a line-cut output: kept units verbatim, markers where lines were cut.
+pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32]) -> String {
+    let mut s = String::new();
+    for p in pieces_of(f, sel) {
+        match p {
+            Piece::Text(t) => s.push_str(&t),
+            Piece::Unit(i) => {
+                let u = &f.units[i as usize];
+                s.push_str(output.get(u.b0 as usize..u.b1() as usize).unwrap_or(""));
+            }
+        }
+    }
+    s
+}
+
+/// UTF-16 length of [`render_lines`]'s result, without the text.
+pub fn measure_lines(f: &OutFeat, sel: &[u32]) -> usize {
+    pieces_of(f, sel)
+        .iter()
+        .map(|p| match p {
+            Piece::Text(t) => crate::jscompat::utf16_len(t),
+            Piece::Unit(i) => f.units[*i as usize].u16 as usize,
+        })
+        .sum()
+}
+
+/// Lines with at least one kept unit.
+pub fn lines_kept(f: &OutFeat, sel: &[u32]) -> usize {
+    let mut n = 0usize;
+    let mut next = 0u32; // first line not yet counted
+    for &i in sel {
+        let u = &f.units[i as usize];
+        let from = u.line.max(next);
+        if u.end_line() >= from {
+            n += (u.end_line() - from + 1) as usize;
+            next = u.end_line() + 1;
+        }
+    }
+    n
+}
+
+/// A budget as resolved from flags, settings and the default.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetSpec {
+    /// Target share of the region (0 < r ≤ 1), if any.
+    pub target_ratio: Option<f64>,
+    /// Cap in tokens, if any.
+    pub max_summary_tokens: Option<u64>,
+    /// Where it came from: `flag`, `settings`, `default`.
+    pub source: String,
+}
+
+impl BudgetSpec {
+    /// The budget in tokens for a region of `region` tokens.
+    pub fn tokens(&self, region: u64) -> u64 {
+        let mut b = region;
+        if let Some(r) = self.target_ratio {
+            b = b.min((region as f64 * r).floor() as u64);
+        }
+        if let Some(m) = self.max_summary_tokens {
+            b = b.min(m);
+        }
+        b
+    }
+}
+
+/// How a budgeted plan came out (`budget` in reports and `details`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetReport {
+    pub target_ratio: Option<f64>,
+    pub max_summary_tokens: Option<u64>,
+    pub source: String,
+    /// The budget in tokens.
+    pub tokens: u64,
+    /// The summary's tokens, and its share of the region.
+    pub achieved: u64,
+    pub achieved_ratio: f64,
+    /// Tool-output lines kept, of those in the scored outputs.
+    pub lines_kept: usize,
+    pub lines_total: usize,
+    /// The shrink steps applied to fit (in order), empty when nothing had to shrink.
+    pub shrunk: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinctive_strings() {
+        let got: Vec<&str> = distinctive(
+            "see src/compact/mod.rs:42 and parseHeader, v1.6.0 plain words snake_case_id ok. \
+             abcdefghij 12345678",
+        )
+        .collect();
+        assert_eq!(
+            got,
+            vec![
+                "src/compact/mod.rs:42",
+                "parseHeader",
+                "snake_case_id",
+                "12345678"
+            ]
+        );
+        assert!(class_of("src/a/b.rs") > class_of("parseHeader"));
+        assert!(class_of("parseHeader") > class_of("2025-12-17T19:39:17.548Z"));
+        assert!(class_of("parseHeader") > class_of("deadbeef12345678"));
+    }
+
+    fn feats(text: &str) -> (Extractor, OutFeat) {
+        let mut e = Extractor::default();
+        let f = e.features(text);
+        (e, f)
+    }
+
+    #[test]
+    fn units_and_rendering_round_trip() {
+        let long = "x".repeat(700);
+        let text = format!("alpha\nbeta src/a.rs\n{long}\ngamma");
+        let (_, f) = feats(&text);
+        assert_eq!(f.lines, 4);
+        // 700 chars → 4 segments (200, 200, 200, 100).
+        assert_eq!(f.units.len(), 3 + 4);
+        let all: Vec<u32> = (0..f.units.len() as u32).collect();
+        assert_eq!(render_lines(&text, &f, &all), text);
+        assert_eq!(measure_lines(&f, &all), text.len());
+        let some = [1u32, 6];
+        let body = render_lines(&text, &f, &some);
+        assert_eq!(
+            body,
+            "[… 1 line cut …]\nbeta src/a.rs\n[… 1 line cut …]\ngamma"
+        );
+        assert_eq!(measure_lines(&f, &some), crate::jscompat::utf16_len(&body));
+        assert_eq!(lines_kept(&f, &some), 2);
+    }
+
+    #[test]
+    fn greedy_prefers_new_strings_per_char() {
+        let a = "filler line without anything\nERROR at src/x/y.rs:10 in parseThing\nsrc/x/y.rs:10 again";
+        let mut e = Extractor::default();
+        let f = e.features(a);
+        let cands = vec![Candidate {
+            eligible: true,
+            factor: 1.0,
+            header: 10.0,
+            open: false,
+        }];
+        let none = vec![false; e.table.len()];
+        let sel = select(
+            &[Some(&f)],
+            &cands,
+            &e.table,
+            &none,
+            &Weights::default(),
+            80.0,
+        );
+        assert_eq!(sel[0], vec![1], "the error line, once");
+        // Covered strings are worth nothing: the filler wins only its base value.
+        let mut cov = vec![false; e.table.len()];
+        for s in distinctive(a) {
+            if let Some(&id) = e.ids.get(&hash_str(s)) {
+                cov[id as usize] = true;
+            }
+        }
+        let sel = select(
+            &[Some(&f)],
+            &cands,
+            &e.table,
+            &cov,
+            &Weights::default(),
+            80.0,
+        );
+        assert!(!sel[0].is_empty());
+        assert!(sel[0].iter().all(|&u| u != 2), "{:?}", sel[0]);
+    }
+
+    #[test]
+    fn budget_spec_takes_the_smaller() {
+        let b = BudgetSpec {
+            target_ratio: Some(0.1),
+            max_summary_tokens: Some(500),
+            source: "flag".into(),
+        };
+        assert_eq!(b.tokens(100_000), 500);
+        assert_eq!(b.tokens(3_000), 300);
+    }
+}

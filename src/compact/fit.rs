@@ -1,0 +1,782 @@
+//! Fitting a compaction to its budget: the shrink levels, the value model's per-pair factors,
+//! and the loop that selects tool-output lines ([`super::budget::select`]) until the rendered
+//! summary is within 5% under the budget.
+//!
+//! The skeleton — title, keep-windows of user and assistant text, pins, the carried previous
+//! summary, aggregated drop lines — is rendered at the richest [`LEVELS`] entry whose size is at
+//! most [`SKELETON_SHARE`] of the budget (else the first that fits at all, else the last); the
+//! rest of the budget goes to the lines with the most value per char. Levels shrink in this
+//! stated order, each keeping the previous ones' cuts:
+//!
+//! 1. assistant text to 800/300-char windows, the short title, the carried summary to 30% of
+//!    the budget;
+//! 2. write bodies to a length note, edit old/new heads 300 → 120 chars, skill bodies to 2,000;
+//! 3. user text to 1,000/400, assistant text to 300/120;
+//! 4. git heads 600 → 200, unresolved errors from verbatim to their most valuable lines;
+//! 5. no aggregated drop lines, assistant text to 120/50, the carried summary to 15%;
+//! 6. edit/write, git and skill pins to their call line;
+//! 7. no assistant text, user text to 300/120;
+//! 8. user text to 120/50, the carried summary to 5%;
+//! 9. pins left out;
+//! 10. user text to its first 60 chars.
+//!
+//! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::budget::{self, BudgetReport, BudgetSpec, Candidate, Weights};
+use super::region::{Pair, Pin, normalised_args, same_key};
+use super::render::{self, Decided, RenderOptions};
+use super::report::{Action, Counts, PairReport, Sizes};
+use super::{CompactPlan, Fetch, Prepared, count_batches, fetch_output, pruner};
+use crate::projection::Projection;
+use crate::score::PairScore;
+use crate::session::Session;
+use crate::wall::Wall;
+
+/// The embedded value-per-token scorer.
+pub const NAME: &str = "heuristic-v3";
+/// The skeleton may take this share of the budget before it shrinks.
+pub const SKELETON_SHARE: f64 = 0.25;
+/// Levels up to this one shrink the skeleton to [`SKELETON_SHARE`]; deeper ones only when it
+/// still takes more than [`PROSE_SHARE`] of the budget.
+pub const PROSE_LEVEL: usize = 5;
+pub const PROSE_SHARE: f64 = 0.45;
+/// The default target ratio (README "Compaction quality" explains the choice).
+pub const DEFAULT_RATIO: f64 = 0.10;
+
+/// What later pairs tell about a pair (for its factor).
+#[derive(Clone, Debug, Default)]
+pub struct PairFacts {
+    /// A later identical call (same tool and normalised arguments) succeeded.
+    pub superseded: Vec<bool>,
+    /// A `read` whose file is written whole later.
+    pub rewritten: Vec<bool>,
+    /// A call on a path the session edits or writes later.
+    pub edited_later: Vec<bool>,
+    /// An error with a later same-key success.
+    pub resolved: Vec<bool>,
+}
+
+fn path_of(p: &Pair) -> Option<&str> {
+    p.arg("path")
+        .or_else(|| p.arg("file_path"))
+        .filter(|x| !x.is_empty())
+}
+
+/// [`PairFacts`] of the region's pairs, `later` being the kept part's pairs. One backward pass.
+pub fn pair_facts(pairs: &[Pair], later: &[Pair]) -> PairFacts {
+    let n = pairs.len();
+    let mut f = PairFacts {
+        superseded: vec![false; n],
+        rewritten: vec![false; n],
+        edited_later: vec![false; n],
+        resolved: vec![false; n],
+    };
+    let mut ok_norm: HashSet<String> = HashSet::new();
+    let mut ok_key: HashSet<String> = HashSet::new();
+    let mut written: HashSet<String> = HashSet::new();
+    let mut edited: HashSet<String> = HashSet::new();
+    let note = |p: &Pair,
+                ok_norm: &mut HashSet<String>,
+                ok_key: &mut HashSet<String>,
+                written: &mut HashSet<String>,
+                edited: &mut HashSet<String>| {
+        if p.result_msg.is_none() {
+            return;
+        }
+        if !p.is_error {
+            ok_norm.insert(format!("{}\u{0}{}", p.tool, normalised_args(&p.args)));
+            ok_key.insert(same_key(&p.tool, &p.args));
+        }
+        if let Some(path) = path_of(p) {
+            if p.tool == "write" {
+                written.insert(path.to_string());
+            }
+            if matches!(p.tool.as_str(), "edit" | "write") {
+                edited.insert(path.to_string());
+            }
+        }
+    };
+    for q in later {
+        note(q, &mut ok_norm, &mut ok_key, &mut written, &mut edited);
+    }
+    for i in (0..n).rev() {
+        let p = &pairs[i];
+        f.superseded[i] = ok_norm.contains(&format!("{}\u{0}{}", p.tool, normalised_args(&p.args)));
+        if let Some(path) = path_of(p) {
+            f.rewritten[i] = p.tool == "read" && written.contains(path);
+            f.edited_later[i] =
+                !matches!(p.tool.as_str(), "edit" | "write") && edited.contains(path);
+        }
+        f.resolved[i] = p.is_error && ok_key.contains(&same_key(&p.tool, &p.args));
+        note(p, &mut ok_norm, &mut ok_key, &mut written, &mut edited);
+    }
+    f
+}
+
+/// One shrink level of the skeleton.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    step: &'static str,
+    user: (usize, usize),
+    text: (usize, usize),
+    edit_head: usize,
+    write_body_max: usize,
+    git_head: usize,
+    skill_head: usize,
+    /// Unresolved errors compete for lines instead of staying verbatim.
+    err_lines: bool,
+    pin_bodies: bool,
+    pins_dropped: bool,
+    drop_notes: bool,
+    short_title: bool,
+    /// The carried summary's share of the budget (`None`: whole).
+    carried: Option<f64>,
+}
+
+const L0: Level = Level {
+    step: "",
+    user: (2_000, 1_000),
+    text: (2_000, 1_000),
+    edit_head: 300,
+    write_body_max: 2_000,
+    git_head: 600,
+    skill_head: usize::MAX,
+    err_lines: false,
+    pin_bodies: true,
+    pins_dropped: false,
+    drop_notes: true,
+    short_title: false,
+    carried: None,
+};
+
+/// The shrink levels, richest first (the module docs list the steps).
+const LEVELS: &[Level] = &[
+    L0,
+    Level {
+        step: "assistant text cut to 800/300-char windows; carried summary ≤ 30% of the budget",
+        text: (800, 300),
+        short_title: true,
+        carried: Some(0.30),
+        ..L0
+    },
+    Level {
+        step: "write bodies → length notes; edit heads 300 → 120 chars; skill bodies → 2,000 chars",
+        text: (800, 300),
+        short_title: true,
+        carried: Some(0.30),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 2_000,
+        ..L0
+    },
+    Level {
+        step: "user text cut to 1,000/400-char windows, assistant text to 300/120",
+        user: (1_000, 400),
+        text: (300, 120),
+        short_title: true,
+        carried: Some(0.30),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 2_000,
+        ..L0
+    },
+    Level {
+        step: "git heads 600 → 200 chars; unresolved errors cut to their key lines",
+        user: (1_000, 400),
+        text: (300, 120),
+        short_title: true,
+        carried: Some(0.30),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 2_000,
+        git_head: 200,
+        err_lines: true,
+        ..L0
+    },
+    Level {
+        step: "no aggregated drop lines; assistant text cut to 120/50; carried summary ≤ 15%",
+        user: (1_000, 400),
+        text: (120, 50),
+        short_title: true,
+        carried: Some(0.15),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 2_000,
+        git_head: 200,
+        err_lines: true,
+        drop_notes: false,
+        ..L0
+    },
+    Level {
+        step: "edit/write, git and skill pins → their call line only",
+        user: (1_000, 400),
+        text: (120, 50),
+        short_title: true,
+        carried: Some(0.15),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 0,
+        git_head: 0,
+        err_lines: true,
+        drop_notes: false,
+        pin_bodies: false,
+        ..L0
+    },
+    Level {
+        step: "assistant text left out; user text cut to 300/120",
+        user: (300, 120),
+        text: (0, 0),
+        short_title: true,
+        carried: Some(0.15),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 0,
+        git_head: 0,
+        err_lines: true,
+        drop_notes: false,
+        pin_bodies: false,
+        ..L0
+    },
+    Level {
+        step: "user text cut to 120/50; carried summary ≤ 5%",
+        user: (120, 50),
+        text: (0, 0),
+        short_title: true,
+        carried: Some(0.05),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 0,
+        git_head: 0,
+        err_lines: true,
+        drop_notes: false,
+        pin_bodies: false,
+        ..L0
+    },
+    Level {
+        step: "pins left out",
+        user: (120, 50),
+        text: (0, 0),
+        short_title: true,
+        carried: Some(0.05),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 0,
+        git_head: 0,
+        err_lines: true,
+        drop_notes: false,
+        pin_bodies: false,
+        pins_dropped: true,
+    },
+    Level {
+        step: "user text cut to its first 60 chars",
+        user: (60, 30),
+        text: (0, 0),
+        short_title: true,
+        carried: Some(0.05),
+        edit_head: 120,
+        write_body_max: 0,
+        skill_head: 0,
+        git_head: 0,
+        err_lines: true,
+        drop_notes: false,
+        pin_bodies: false,
+        pins_dropped: true,
+    },
+];
+
+fn is_web(tool: &str) -> bool {
+    let t = tool.to_ascii_lowercase();
+    ["search", "fetch", "web", "browse", "http", "url"]
+        .iter()
+        .any(|k| t.contains(k))
+}
+
+/// A pair's factor on its strings' value, and the reasons (for `details`).
+fn factor(
+    i: usize,
+    n: usize,
+    p: &Pair,
+    facts: &PairFacts,
+    prior: Option<&PairScore>,
+) -> (f32, Vec<&'static str>) {
+    let rec = if n <= 1 {
+        1.0
+    } else {
+        i as f32 / (n - 1) as f32
+    };
+    let mut f = 0.7 + 0.6 * rec;
+    let mut why = Vec::new();
+    if facts.superseded[i] {
+        f *= 0.4;
+        why.push("superseded");
+    }
+    if facts.rewritten[i] {
+        f *= 0.5;
+        why.push("rewritten");
+    }
+    if facts.resolved[i] {
+        f *= 0.5;
+        why.push("resolvedError");
+    }
+    if facts.edited_later[i] {
+        f *= 1.25;
+        why.push("editedLater");
+    }
+    if p.tool == "read" {
+        f *= 0.85;
+        why.push("rereadable");
+    } else if is_web(&p.tool) {
+        f *= 1.3;
+        why.push("web");
+    }
+    if let Some(s) = prior {
+        f *= 0.25 + s.useful as f32;
+        why.push("prior");
+    }
+    (f, why)
+}
+
+fn tokens_of(s: &str) -> u64 {
+    (crate::jscompat::utf16_len(s) as u64).div_ceil(4)
+}
+
+/// Everything [`finish`] needs to re-read outputs.
+pub struct Source<'a, 'f> {
+    pub session: &'a Session,
+    pub projection: &'a Projection,
+    pub wall: Option<&'a Wall>,
+    pub fetch: Fetch<'f>,
+}
+
+struct Ctx<'p> {
+    prep: &'p Prepared,
+    cands: Vec<Candidate>,
+    scorer: String,
+    breadcrumbs: bool,
+}
+
+impl Ctx<'_> {
+    fn options(&self, l: &Level, budget: u64) -> RenderOptions {
+        RenderOptions {
+            user_whole: l.user.0,
+            user_window: l.user.1,
+            text_whole: l.text.0,
+            text_window: l.text.1,
+            edit_head: l.edit_head,
+            write_body_max: l.write_body_max,
+            pin_bodies: l.pin_bodies,
+            drop_notes: l.drop_notes,
+            breadcrumbs: self.breadcrumbs,
+            carried_cap: l
+                .carried
+                .map_or(usize::MAX, |s| (budget as f64 * 4.0 * s) as usize),
+            short_title: l.short_title,
+            pruner: pruner(),
+            scorer: self.scorer.clone(),
+        }
+    }
+
+    /// Action of pair `i` at level `l` with units `sel`.
+    fn action(&self, i: usize, l: &Level, sel: &[u32]) -> Action {
+        let p = &self.prep.pairs[i];
+        if let Some(pin) = self.prep.pins[i] {
+            if l.pins_dropped || (pin == Pin::UnresolvedError && l.err_lines && sel.is_empty()) {
+                return Action::Drop;
+            }
+            return Action::Pinned;
+        }
+        if p.result_msg.is_none() {
+            return Action::Unpaired;
+        }
+        match &self.prep.feats[i] {
+            Some(f) if !sel.is_empty() && sel.len() == f.units.len() => Action::Keep,
+            Some(_) if !sel.is_empty() => Action::Stub,
+            _ => Action::Drop,
+        }
+    }
+
+    /// Render at level `l` with selection `sel`; `outputs` gives line-cut pairs' rendered bodies
+    /// (`None`: measure with placeholders of the same length).
+    fn render(
+        &self,
+        l: &Level,
+        budget: u64,
+        sel: &[Vec<u32>],
+        mut outputs: Option<&mut [Option<String>]>,
+    ) -> String {
+        let prep = self.prep;
+        let mut decided: Vec<Decided<'_>> = Vec::with_capacity(prep.pairs.len());
+        for (i, pair) in prep.pairs.iter().enumerate() {
+            let action = self.action(i, l, &sel[i]);
+            let body_of = |outputs: &mut Option<&mut [Option<String>]>| {
+                self.lines_body(i, &sel[i], outputs.as_deref_mut().and_then(|o| o[i].take()))
+            };
+            let body = match (action, prep.pins[i]) {
+                (Action::Drop | Action::Unpaired, _) => None,
+                (_, Some(Pin::UnresolvedError)) if l.err_lines => body_of(&mut outputs),
+                (_, Some(Pin::EditWrite)) => Some((
+                    String::new(),
+                    prep.pin_outputs[i]
+                        .clone()
+                        .unwrap_or_else(|| pair.output.clone()),
+                )),
+                (_, Some(pin)) => {
+                    let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
+                    if !l.pin_bodies && pin != Pin::UnresolvedError {
+                        Some(("output not kept".into(), String::new()))
+                    } else {
+                        Some(render::pin_body(out, pin, l.git_head, l.skill_head))
+                    }
+                }
+                _ => body_of(&mut outputs),
+            };
+            decided.push(Decided {
+                pair,
+                action,
+                pin: prep.pins[i],
+                body,
+            });
+        }
+        render::render(
+            &prep.msgs,
+            &decided,
+            prep.previous_summary.as_deref(),
+            &self.options(l, budget),
+        )
+    }
+
+    /// A line-cut body: `rendered` when the real text was read, else a placeholder of the same
+    /// length (measuring).
+    fn lines_body(
+        &self,
+        i: usize,
+        sel: &[u32],
+        rendered: Option<String>,
+    ) -> Option<(String, String)> {
+        let f = self.prep.feats[i].as_ref()?;
+        let kept = budget::lines_kept(f, sel);
+        let note = if sel.len() == f.units.len() {
+            format!(
+                "{} chars, verbatim",
+                crate::report::thousands(f.chars as u64)
+            )
+        } else {
+            format!(
+                "{} of {} lines",
+                crate::report::thousands(kept as u64),
+                crate::report::thousands(u64::from(f.lines))
+            )
+        };
+        let text = match rendered {
+            Some(body) => body,
+            None => {
+                let n = budget::measure_lines(f, sel);
+                // A placeholder of the same UTF-16 length (backticks counted in the fence).
+                let ticks = if f.ticks >= 3 {
+                    "`".repeat(f.ticks as usize)
+                } else {
+                    String::new()
+                };
+                let mut s = "x".repeat(n.saturating_sub(ticks.len()));
+                s.push_str(&ticks);
+                s
+            }
+        };
+        Some((note, text))
+    }
+}
+
+/// Steps 5–6 under a budget: choose the level, select lines, render, verify the size.
+pub fn finish(
+    prep: Prepared,
+    spec: &BudgetSpec,
+    scorer: String,
+    planned_requests: usize,
+    priors: Vec<PairScore>,
+    src: Source<'_, '_>,
+) -> Result<CompactPlan> {
+    let o = prep.options.clone();
+    let n = prep.pairs.len();
+    let budget = spec.tokens(prep.region_tokens);
+    let prior_map: std::collections::HashMap<String, PairScore> = priors
+        .iter()
+        .map(|s| (s.pair_id.clone(), s.clone()))
+        .collect();
+    let mut whys: Vec<Vec<&'static str>> = Vec::with_capacity(n);
+    let mut cands = Vec::with_capacity(n);
+    for (i, p) in prep.pairs.iter().enumerate() {
+        let (f, why) = factor(i, n, p, &prep.facts, prior_map.get(&p.id()));
+        whys.push(why);
+        // Header: `**tool** `ident` (tN; 123 of 4,567 lines):` + fences + separators.
+        let header = 2.0
+            + crate::jscompat::utf16_len(&render::ident(p)) as f64
+            + crate::jscompat::utf16_len(&p.tool) as f64
+            + 40.0;
+        cands.push(Candidate {
+            eligible: p.result_msg.is_some() && prep.feats[i].is_some(),
+            factor: f,
+            header,
+            open: false,
+        });
+    }
+    let mut ctx = Ctx {
+        prep: &prep,
+        cands,
+        scorer: scorer.clone(),
+        breadcrumbs: o.breadcrumbs,
+    };
+    let empty: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // The level: the richest whose skeleton fits its share, else the first that fits at all.
+    let sizes: Vec<u64> = LEVELS
+        .iter()
+        .map(|l| tokens_of(&ctx.render(l, budget, &empty, None)))
+        .collect();
+    // Past level 5 (assistant text to 120/50 chars) the skeleton may take up to
+    // PROSE_SHARE of the budget before it loses more prose.
+    let share = (budget as f64 * SKELETON_SHARE) as u64;
+    let prose = (budget as f64 * PROSE_SHARE) as u64;
+    let li = match sizes.iter().position(|&s| s <= share) {
+        Some(i) if i <= PROSE_LEVEL => i,
+        _ => sizes
+            .iter()
+            .enumerate()
+            .position(|(i, &s)| i >= PROSE_LEVEL && s <= prose)
+            .or_else(|| sizes.iter().position(|&s| s <= budget))
+            .unwrap_or(LEVELS.len() - 1),
+    };
+    let level = LEVELS[li];
+    // Pins that stay out of the selection; errors compete at levels that cut them.
+    for (i, c) in ctx.cands.iter_mut().enumerate() {
+        match prep.pins[i] {
+            Some(Pin::UnresolvedError) if level.err_lines && !level.pins_dropped => {
+                c.factor *= 2.0;
+            }
+            Some(_) => c.eligible = false,
+            None => {}
+        }
+    }
+    let feats: Vec<Option<&budget::OutFeat>> = prep.feats.iter().map(Option::as_ref).collect();
+    let w = Weights::default();
+    let skeleton = sizes[li];
+    let floor = (budget as f64 * 0.95).ceil() as u64;
+    let mut line_budget = (budget.saturating_sub(skeleton) as f64 * 4.0 * 0.97).max(0.0);
+    let mut best: Option<(Vec<Vec<u32>>, u64)> = None;
+    let mut last_units = usize::MAX;
+    for _ in 0..8 {
+        let sel = budget::select(
+            &feats,
+            &ctx.cands,
+            &prep.strings,
+            &prep.covered,
+            &w,
+            line_budget,
+        );
+        let units: usize = sel.iter().map(Vec::len).sum();
+        let size = tokens_of(&ctx.render(&level, budget, &sel, None));
+        let saturated = units == last_units;
+        last_units = units;
+        if size <= budget {
+            if best.as_ref().is_none_or(|b| size > b.1) {
+                best = Some((sel, size));
+            }
+            if size >= floor || saturated {
+                break;
+            }
+            line_budget += (budget - size) as f64 * 4.0 * 0.9;
+        } else {
+            line_budget -= ((size - budget) as f64 * 4.0 + 16.0).max(line_budget * 0.02);
+            if line_budget <= 0.0 {
+                line_budget = 0.0;
+            }
+        }
+    }
+    let mut sel = best.map_or_else(|| empty.clone(), |b| b.0);
+    // The real render: re-read the outputs that keep lines, one at a time.
+    let mut summary;
+    let mut guard = 0;
+    loop {
+        let mut outputs: Vec<Option<String>> = vec![None; n];
+        for i in 0..n {
+            if sel[i].is_empty() || prep.feats[i].is_none() {
+                continue;
+            }
+            let p = &prep.pairs[i];
+            let full = if !p.output.is_empty() {
+                p.output.clone()
+            } else if let Some(o) = &prep.pin_outputs[i] {
+                o.clone()
+            } else if let Some(j) = p.result_msg {
+                fetch_output(
+                    src.session,
+                    src.projection,
+                    src.wall,
+                    prep.msgs[j].pos,
+                    &p.call_id,
+                    src.fetch,
+                )?
+            } else {
+                String::new()
+            };
+            // Only the kept text stays in memory.
+            outputs[i] = prep.feats[i]
+                .as_ref()
+                .map(|f| budget::render_lines(&full, f, &sel[i]));
+        }
+        summary = ctx.render(&level, budget, &sel, Some(&mut outputs));
+        let size = tokens_of(&summary);
+        guard += 1;
+        if size <= budget || guard >= 4 {
+            break;
+        }
+        // The fence or a marker came out longer than measured: drop the least valuable lines.
+        let over = ((size - budget) * 4) as f64 + 64.0;
+        line_budget = (line_budget - over).max(0.0);
+        sel = budget::select(
+            &feats,
+            &ctx.cands,
+            &prep.strings,
+            &prep.covered,
+            &w,
+            line_budget,
+        );
+    }
+    let summary_tokens = tokens_of(&summary);
+    // Reports.
+    let mut reports = Vec::with_capacity(n);
+    let mut lines_kept = 0usize;
+    let mut lines_total = 0usize;
+    let probe_map: std::collections::HashMap<&str, u64> = prep
+        .request
+        .probes
+        .iter()
+        .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
+        .collect();
+    for (i, p) in prep.pairs.iter().enumerate() {
+        let action = ctx.action(i, &level, &sel[i]);
+        let id = p.id();
+        let lines = prep.feats[i].as_ref().map(|f| {
+            let k = budget::lines_kept(f, &sel[i]);
+            if prep.pins[i].is_none() {
+                lines_kept += k;
+                lines_total += f.lines as usize;
+            }
+            [k, f.lines as usize]
+        });
+        let prior = prior_map.get(&id);
+        reports.push(PairReport {
+            id: id.clone(),
+            tool: p.tool.clone(),
+            call_entry: prep.msgs[p.call_msg].entry_id.clone(),
+            result_entry: p.result_msg.map(|j| prep.msgs[j].entry_id.clone()),
+            output_chars: p.output_chars,
+            is_error: p.is_error,
+            action,
+            pin: prep.pins[i],
+            useful: prior.map(|s| s.useful),
+            full: prior.map(|s| s.full),
+            source: prior.map(|s| s.source),
+            model: prior.and_then(|s| s.model.clone()),
+            signals: (prep.pins[i].is_none() && p.result_msg.is_some()).then(|| {
+                json!({
+                    "factor": (f64::from(ctx.cands[i].factor) * 1000.0).round() / 1000.0,
+                    "why": whys[i],
+                })
+            }),
+            lines: lines.filter(|_| p.result_msg.is_some()),
+            question_tokens: probe_map.get(id.as_str()).copied().unwrap_or(0),
+        });
+    }
+    ctx.cands.clear();
+    // The embedded selector's own answers, as scores (`--scores-out`): useful = some line kept,
+    // full = kept whole. Replayed with the threshold they give the same keep/stub/drop.
+    let scores = if priors.is_empty() {
+        reports
+            .iter_mut()
+            .filter(|r| matches!(r.action, Action::Keep | Action::Stub | Action::Drop))
+            .filter(|r| probe_map.contains_key(r.id.as_str()))
+            .map(|r| {
+                let useful = if r.action == Action::Drop { 0.0 } else { 1.0 };
+                let full = if r.action == Action::Keep { 1.0 } else { 0.0 };
+                r.useful = Some(useful);
+                r.full = Some(full);
+                r.source = Some(crate::score::ScoreSource::Offline);
+                PairScore {
+                    pair_id: r.id.clone(),
+                    useful,
+                    full,
+                    source: crate::score::ScoreSource::Offline,
+                    model: None,
+                }
+            })
+            .collect()
+    } else {
+        priors
+    };
+    let counts = Counts::of(&reports, prep.user_messages);
+    let mut warnings = Vec::new();
+    if summary_tokens >= prep.region_tokens {
+        warnings.push(format!(
+            "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
+            crate::report::thousands(summary_tokens),
+            crate::report::thousands(prep.region_tokens)
+        ));
+    }
+    if summary_tokens > budget {
+        warnings.push(format!(
+            "the summary (~{} tokens) is over its budget (~{} tokens): the region's user messages alone need more",
+            crate::report::thousands(summary_tokens),
+            crate::report::thousands(budget)
+        ));
+    }
+    let shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
+    let report = BudgetReport {
+        target_ratio: spec.target_ratio,
+        max_summary_tokens: spec.max_summary_tokens,
+        source: spec.source.clone(),
+        tokens: budget,
+        achieved: summary_tokens,
+        achieved_ratio: if prep.region_tokens == 0 {
+            0.0
+        } else {
+            ((summary_tokens as f64 / prep.region_tokens as f64) * 10_000.0).round() / 10_000.0
+        },
+        lines_kept,
+        lines_total,
+        shrunk,
+    };
+    let sizes = Sizes {
+        region_before: prep.region_tokens,
+        region_after: summary_tokens,
+        context_before: prep.cut.tokens_before,
+        context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
+        context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
+        state_tokens: prep.request.state_tokens,
+        state_chars: prep.request.state_json.chars().count(),
+        question_tokens: prep.request.probes.iter().map(|p| p.est_tokens).sum(),
+    };
+    let batches = count_batches(&prep.request, o.request_budget);
+    Ok(CompactPlan {
+        cut: prep.cut,
+        scorer,
+        summary,
+        system_message: prep.system_message,
+        pairs: reports,
+        counts,
+        sizes,
+        batches,
+        planned_requests,
+        state_caps: prep.state_caps,
+        state_fit_steps: prep.state_fit_steps,
+        threshold: o.threshold,
+        request: prep.request,
+        scores,
+        warnings,
+        notes: crate::score::ScoreNotes::default(),
+        budget: Some(report),
+    })
+}
