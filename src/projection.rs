@@ -458,13 +458,22 @@ pub enum Overlays {
     ThroughShake,
 }
 
+/// The overlays pi-shake wrote, as [`Overlays::ThroughShake`] reads through them (implemented
+/// by the wall, which knows them from pi-shake's logs).
+pub trait OwnOverlays {
+    /// For entry `idx` whose winning overlay is entry `edit`: what undo would restore instead —
+    /// `Some(None)` the raw entry, `Some(Some(i))` the overlay at entry `i` — or `None` when the
+    /// overlay is not one pi-shake wrote (it stays in force).
+    fn restored(&self, idx: usize, edit: usize) -> Option<Option<usize>>;
+}
+
 /// The full JSON messages of context entry `pos`, as pi's `projectContextEntry` builds them.
 ///
 /// `fetch(i)` returns entry `i`'s JSON (see [`crate::session::Session::read_value`]).
-pub fn materialize(
+pub fn materialize<W: OwnOverlays + ?Sized>(
     s: &Session,
     p: &Projection,
-    wall: Option<&crate::wall::Wall>,
+    wall: Option<&W>,
     mode: Overlays,
     pos: usize,
     fetch: &mut dyn FnMut(usize) -> anyhow::Result<serde_json::Value>,
@@ -558,16 +567,11 @@ pub fn materialize(
         return Ok(msgs);
     };
     // Read through pi-shake's own overlays: restore what undo would restore.
-    let mut edit = Some(edit);
-    if mode == Overlays::ThroughShake
-        && let Some(w) = wall
-    {
-        if let Some(item) = w.item(pe.idx).filter(|it| Some(it.edit) == pe.edit) {
-            edit = item.base;
-        } else if let Some(to) = w.restores.get(&edit.unwrap_or(usize::MAX)) {
-            edit = *to;
-        }
-    }
+    let restored = match (mode, wall) {
+        (Overlays::ThroughShake, Some(w)) => w.restored(pe.idx, edit),
+        _ => None,
+    };
+    let edit = restored.unwrap_or(Some(edit));
     let Some(edit) = edit else {
         return Ok(msgs);
     };

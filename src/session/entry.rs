@@ -1294,7 +1294,7 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
             replacement: parse_replacement(raw.replacement),
         },
         "custom" => {
-            let shake = raw.custom_type.as_deref() == Some(crate::wall::SHAKE_CUSTOM_TYPE);
+            let shake = raw.custom_type.as_deref() == Some(crate::shakelog::SHAKE_CUSTOM_TYPE);
             Body::Custom {
                 shake_data: if shake {
                     raw.data.map(|d| d.get().to_string())
