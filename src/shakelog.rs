@@ -31,6 +31,32 @@ impl Scope {
     pub const ALL: [Scope; 3] = [Scope::Elide, Scope::Images, Scope::Thinking];
 }
 
+/// What one scope's fold replaced in an entry: a whole tool result, fenced/XML blocks, thinking
+/// blocks or images. Written as the `kind` of a [`FoldRecord`] (by its name, [`FoldKind::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum FoldKind {
+    #[serde(rename = "toolResult")]
+    ToolResult,
+    #[serde(rename = "block")]
+    Block,
+    #[serde(rename = "thinking")]
+    Thinking,
+    #[serde(rename = "image")]
+    Image,
+}
+
+impl FoldKind {
+    /// The kind's name, as logs and reports spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FoldKind::ToolResult => "toolResult",
+            FoldKind::Block => "block",
+            FoldKind::Thinking => "thinking",
+            FoldKind::Image => "image",
+        }
+    }
+}
+
 /// One folded target in a shake log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -40,7 +66,8 @@ pub struct FoldRecord {
     /// The `context_edit` this run wrote for it.
     pub edit: String,
     pub scope: Scope,
-    /// `toolResult`, `block`, `thinking`, `image`, or combinations joined by `+`.
+    /// A [`FoldKind`] name (`toolResult`, `block`, `thinking`, `image`), or combinations joined
+    /// by `+`.
     pub kind: String,
     /// Tool name (tool results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,4 +120,23 @@ pub struct ShakeLog {
     /// Σ tokens of the touched entries before and after.
     pub tokens_before: u64,
     pub tokens_after: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_kinds_serialise_as_their_names() {
+        for k in [
+            FoldKind::ToolResult,
+            FoldKind::Block,
+            FoldKind::Thinking,
+            FoldKind::Image,
+        ] {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{}\"", k.as_str()));
+            assert_eq!(serde_json::from_str::<FoldKind>(&json).unwrap(), k);
+        }
+    }
 }

@@ -15,7 +15,9 @@ use crate::projection::{OwnOverlays, Projection};
 use crate::session::{Body, Key, Problem, Session, Severity};
 use crate::tree::Tree;
 
-pub use crate::shakelog::{FoldRecord, RestoreRecord, SHAKE_CUSTOM_TYPE, Scope, ShakeLog};
+pub use crate::shakelog::{
+    FoldKind, FoldRecord, RestoreRecord, SHAKE_CUSTOM_TYPE, Scope, ShakeLog,
+};
 
 /// A folded entry on the wall.
 #[derive(Clone, Debug, PartialEq)]

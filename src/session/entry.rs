@@ -80,6 +80,24 @@ impl Role {
             Role::Other => "other",
         }
     }
+    /// Role for a role name (unknown names → `Other`).
+    pub fn parse_str(s: &str) -> Role {
+        match s {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "toolResult" => Role::ToolResult,
+            "bashExecution" => Role::BashExecution,
+            "custom" => Role::Custom,
+            "compactionSummary" => Role::CompactionSummary,
+            "branchSummary" => Role::BranchSummary,
+            _ => Role::Other,
+        }
+    }
+    /// Whether `s` is exactly a role name pi knows.
+    pub fn exact(s: &str) -> bool {
+        Role::parse_str(s) != Role::Other
+    }
     /// Roles whose content a `{content}` replacement swaps (pi's `projectContextEntry`).
     pub fn content_editable(self) -> bool {
         matches!(
@@ -342,7 +360,10 @@ impl Entry {
     pub fn editable(&self) -> bool {
         match &self.body {
             Body::CustomMessage { .. } => true,
-            Body::Message(m) => matches!(&*m.role_name, "user" | "assistant" | "toolResult"),
+            Body::Message(m) => matches!(
+                m.role,
+                Some(Role::User | Role::Assistant | Role::ToolResult)
+            ),
             _ => false,
         }
     }

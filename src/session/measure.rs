@@ -391,9 +391,9 @@ pub(super) struct RawMessage<'a> {
 impl Msg {
     pub(super) fn from_raw(m: RawMessage<'_>, migrate_hook_role: bool) -> Msg {
         let mut role_name = intern(m.role.as_deref().unwrap_or(""), ROLES);
-        if migrate_hook_role && role_name == "hookMessage" {
+        if migrate_hook_role && role_name == LEGACY_HOOK_ROLE {
             // pi's v2→v3 migration.
-            role_name = Cow::Borrowed("custom");
+            role_name = Cow::Borrowed(Role::Custom.as_str());
         }
         let role = match &*role_name {
             "" => None,
@@ -459,6 +459,9 @@ impl Msg {
         }
     }
 }
+
+/// Version < 3 name of the custom role (pi's v2→v3 migration renames it to `custom`).
+const LEGACY_HOOK_ROLE: &str = "hookMessage";
 
 /// The message roles pi writes.
 const ROLES: &[&str] = &[
