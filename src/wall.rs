@@ -222,3 +222,36 @@ impl OwnOverlays for Wall {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_through_own_folds_and_restores_only() {
+        let mut w = Wall::default();
+        w.items.push(WallItem {
+            target: 3,
+            target_id: "t3".into(),
+            scopes: vec![Scope::Elide],
+            kinds: vec!["toolResult".into()],
+            tool: None,
+            edit: 5,
+            base: Some(2),
+            tokens_before: 100,
+            tokens_after: 10,
+            when_ms: None,
+            profile: None,
+            state: WallState::Active,
+        });
+        w.by_target.insert(3, 0);
+        w.restores.insert(7, None);
+        // pi-shake's own fold in force: read what undo restores (the base overlay).
+        assert_eq!(w.restored(3, 5), Some(Some(2)));
+        // Someone else's overlay on a target pi-shake folded earlier stays in force.
+        assert_eq!(w.restored(3, 6), None);
+        // A restoring edit pi-shake wrote: read the raw entry.
+        assert_eq!(w.restored(4, 7), Some(None));
+        assert_eq!(w.restored(4, 8), None);
+    }
+}
