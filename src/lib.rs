@@ -28,6 +28,7 @@ pub mod report;
 pub mod score;
 pub mod session;
 pub mod settings;
+pub mod shakelog;
 pub mod tree;
 pub mod wall;
 pub mod writer;

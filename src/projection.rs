@@ -19,6 +19,8 @@ use crate::tree::Tree;
 pub struct PMsg {
     /// pi's role name (`user`, `toolResult`, `compactionSummary`, …; whatever a file says).
     pub role: String,
+    /// The role as pi knows it (`Role::Other` for any other name).
+    pub kind: Role,
     /// pi's `estimateTokens` (None: pi's estimator would throw on this message).
     pub tokens: Option<u64>,
     /// A valid usage anchor (assistant usage tokens), if this message is one.
@@ -166,7 +168,7 @@ fn context_entries(s: &Session, path: &[usize], compaction: &mut Option<usize>) 
         if first_kept.is_some() && e.id == first_kept {
             found = true;
         }
-        let is_system = e.msg().is_some_and(|m| m.role_name == "system");
+        let is_system = e.msg().is_some_and(|m| m.role == Some(Role::System));
         if found && !is_system {
             out.push(i);
         }
@@ -178,6 +180,7 @@ fn context_entries(s: &Session, path: &[usize], compaction: &mut Option<usize>) 
 fn pmsg(role: &str, tokens: Option<u64>, usage: Option<f64>, replaced: bool) -> PMsg {
     PMsg {
         role: role.to_string(),
+        kind: Role::parse_str(role),
         tokens,
         usage,
         replaced,
@@ -201,7 +204,11 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             } else {
                 content.user_chars().map(crate::jscompat::tokens_from_chars)
             };
-            msgs.push((pmsg("custom", tokens, None, false), None, Some(content)));
+            msgs.push((
+                pmsg(Role::Custom.as_str(), tokens, None, false),
+                None,
+                Some(content),
+            ));
         }
         Body::BranchSummary {
             summary_len,
@@ -209,7 +216,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
         } if *summary_truthy => {
             msgs.push((
                 pmsg(
-                    "branchSummary",
+                    Role::BranchSummary.as_str(),
                     summary_len.map(crate::jscompat::tokens_from_chars),
                     None,
                     false,
@@ -224,11 +231,15 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
             ..
         } => {
             if let Some(sys) = system {
-                msgs.push((pmsg("system", sys.tokens(), None, false), Some(sys), None));
+                msgs.push((
+                    pmsg(Role::System.as_str(), sys.tokens(), None, false),
+                    Some(sys),
+                    None,
+                ));
             }
             msgs.push((
                 pmsg(
-                    "compactionSummary",
+                    Role::CompactionSummary.as_str(),
                     summary_len.map(crate::jscompat::tokens_from_chars),
                     None,
                     false,
@@ -266,8 +277,8 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
         Replacement::Content(c) => msgs
             .into_iter()
             .map(|(mut pm, m, _)| {
-                let role = Role::parse_str(&pm.role);
-                if role.content_editable() && Role::exact(&pm.role) {
+                let role = pm.kind;
+                if role.content_editable() {
                     pm.replaced = true;
                     pm.tokens = match m {
                         Some(m) => m.tokens_with(&normalise_for(role, c)),
@@ -280,7 +291,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
         Replacement::Invalid => msgs
             .into_iter()
             .map(|(mut pm, ..)| {
-                if Role::exact(&pm.role) && Role::parse_str(&pm.role).content_editable() {
+                if pm.kind.content_editable() {
                     problems.push(Problem {
                         severity: Severity::Error,
                         code: "invalid-context-edit",
@@ -314,27 +325,6 @@ fn normalise_for(role: Role, c: &ContentStats) -> ContentStats {
         return n;
     }
     c.clone()
-}
-
-impl Role {
-    /// Role for a role name (unknown names → `Other`).
-    pub fn parse_str(s: &str) -> Role {
-        match s {
-            "system" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "toolResult" => Role::ToolResult,
-            "bashExecution" => Role::BashExecution,
-            "custom" => Role::Custom,
-            "compactionSummary" => Role::CompactionSummary,
-            "branchSummary" => Role::BranchSummary,
-            _ => Role::Other,
-        }
-    }
-    /// Whether `s` is exactly a role name pi knows.
-    pub fn exact(s: &str) -> bool {
-        Role::parse_str(s) != Role::Other
-    }
 }
 
 /// pi's `estimateProjectedContextTokens`.
@@ -374,7 +364,7 @@ fn context_tokens(s: &Session, t: &Tree, p: &Projection) -> ContextTokens {
     let sys = replay_system_tokens(s, p);
     let rest: u64 = msgs
         .iter()
-        .filter(|(_, m)| m.role != "system")
+        .filter(|(_, m)| m.kind != Role::System)
         .map(|(_, m)| m.tokens0())
         .sum();
     let total = (sys + rest) as f64;
@@ -395,7 +385,7 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
     for pe in &p.entries {
         let e = &s.entries[pe.idx];
         let sys_msgs: Vec<&Msg> = match &e.body {
-            Body::Message(m) if m.role_name == "system" => vec![m],
+            Body::Message(m) if m.role == Some(Role::System) => vec![m],
             Body::Compaction {
                 system: Some(m), ..
             } => vec![m],
@@ -403,7 +393,7 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
         };
         // Only messages that survived projection count.
         for m in sys_msgs {
-            if !pe.messages.iter().any(|pm| pm.role == "system") {
+            if !pe.messages.iter().any(|pm| pm.kind == Role::System) {
                 continue;
             }
             any = true;
@@ -458,13 +448,22 @@ pub enum Overlays {
     ThroughShake,
 }
 
+/// The overlays pi-shake wrote, as [`Overlays::ThroughShake`] reads through them (implemented
+/// by the wall, which knows them from pi-shake's logs).
+pub trait OwnOverlays {
+    /// For entry `idx` whose winning overlay is entry `edit`: what undo would restore instead —
+    /// `Some(None)` the raw entry, `Some(Some(i))` the overlay at entry `i` — or `None` when the
+    /// overlay is not one pi-shake wrote (it stays in force).
+    fn restored(&self, idx: usize, edit: usize) -> Option<Option<usize>>;
+}
+
 /// The full JSON messages of context entry `pos`, as pi's `projectContextEntry` builds them.
 ///
 /// `fetch(i)` returns entry `i`'s JSON (see [`crate::session::Session::read_value`]).
-pub fn materialize(
+pub fn materialize<W: OwnOverlays + ?Sized>(
     s: &Session,
     p: &Projection,
-    wall: Option<&crate::wall::Wall>,
+    wall: Option<&W>,
     mode: Overlays,
     pos: usize,
     fetch: &mut dyn FnMut(usize) -> anyhow::Result<serde_json::Value>,
@@ -488,9 +487,14 @@ pub fn materialize(
             let mut msg = v.get("message").cloned().unwrap_or(Value::Null);
             if let Some(obj) = msg.as_object_mut() {
                 let null = obj.get("content").is_none_or(Value::is_null);
-                if null && m.role_name == "system" {
+                if null && m.role == Some(Role::System) {
                     obj.insert("content".into(), Value::String(String::new()));
-                } else if null && matches!(&*m.role_name, "user" | "assistant" | "toolResult") {
+                } else if null
+                    && matches!(
+                        m.role,
+                        Some(Role::User | Role::Assistant | Role::ToolResult)
+                    )
+                {
                     obj.insert("content".into(), json!([]));
                 }
             }
@@ -503,7 +507,7 @@ pub fn materialize(
                 .cloned()
                 .unwrap_or(json!([]));
             let mut m = serde_json::Map::new();
-            m.insert("role".into(), json!("custom"));
+            m.insert("role".into(), json!(Role::Custom.as_str()));
             for k in ["customType"] {
                 if let Some(x) = v.get(k) {
                     m.insert(k.into(), x.clone());
@@ -523,7 +527,7 @@ pub fn materialize(
             ..
         } => {
             let mut m = serde_json::Map::new();
-            m.insert("role".into(), json!("branchSummary"));
+            m.insert("role".into(), json!(Role::BranchSummary.as_str()));
             m.insert(
                 "summary".into(),
                 v.get("summary").cloned().unwrap_or(Value::Null),
@@ -540,7 +544,7 @@ pub fn materialize(
                 out.push(sys.clone());
             }
             let mut m = serde_json::Map::new();
-            m.insert("role".into(), json!("compactionSummary"));
+            m.insert("role".into(), json!(Role::CompactionSummary.as_str()));
             m.insert(
                 "summary".into(),
                 v.get("summary").cloned().unwrap_or(Value::Null),
@@ -558,16 +562,11 @@ pub fn materialize(
         return Ok(msgs);
     };
     // Read through pi-shake's own overlays: restore what undo would restore.
-    let mut edit = Some(edit);
-    if mode == Overlays::ThroughShake
-        && let Some(w) = wall
-    {
-        if let Some(item) = w.item(pe.idx).filter(|it| Some(it.edit) == pe.edit) {
-            edit = item.base;
-        } else if let Some(to) = w.restores.get(&edit.unwrap_or(usize::MAX)) {
-            edit = *to;
-        }
-    }
+    let restored = match (mode, wall) {
+        (Overlays::ThroughShake, Some(w)) => w.restored(pe.idx, edit),
+        _ => None,
+    };
+    let edit = restored.unwrap_or(Some(edit));
     let Some(edit) = edit else {
         return Ok(msgs);
     };
@@ -580,19 +579,14 @@ pub fn materialize(
         return Ok(msgs);
     };
     for m in &mut msgs {
-        let role = m
-            .get("role")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        if !matches!(
-            role.as_str(),
-            "user" | "assistant" | "toolResult" | "custom"
-        ) {
+        let role = Role::parse_str(m.get("role").and_then(Value::as_str).unwrap_or(""));
+        if !role.content_editable() {
             continue;
         }
-        let c = match (role.as_str(), content) {
-            ("assistant" | "toolResult", Value::String(t)) => json!([{"type": "text", "text": t}]),
+        let c = match (role, content) {
+            (Role::Assistant | Role::ToolResult, Value::String(t)) => {
+                json!([{"type": "text", "text": t}])
+            }
             _ => content.clone(),
         };
         if let Some(obj) = m.as_object_mut() {

@@ -9,100 +9,15 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::projection::Projection;
+use crate::projection::{OwnOverlays, Projection};
 use crate::session::{Body, Key, Problem, Session, Severity};
 use crate::tree::Tree;
 
-/// `customType` of pi-shake's log entries.
-pub const SHAKE_CUSTOM_TYPE: &str = "shake";
-
-/// What a fold is of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Scope {
-    Elide,
-    Thinking,
-    Images,
-}
-
-impl Scope {
-    /// The scope's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Elide => "elide",
-            Scope::Thinking => "thinking",
-            Scope::Images => "images",
-        }
-    }
-    /// Every scope, in the order `all` runs them.
-    pub const ALL: [Scope; 3] = [Scope::Elide, Scope::Images, Scope::Thinking];
-}
-
-/// One folded target in a shake log.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FoldRecord {
-    /// The folded entry.
-    pub target: String,
-    /// The `context_edit` this run wrote for it.
-    pub edit: String,
-    pub scope: Scope,
-    /// `toolResult`, `block`, `thinking`, `image`, or combinations joined by `+`.
-    pub kind: String,
-    /// Tool name (tool results).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// How many regions/blocks were folded in the entry.
-    pub count: u32,
-    /// pi's estimate of the entry before and after this fold.
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    /// What the model saw before pi-shake first folded this entry: `null` = the raw entry,
-    /// otherwise the id of the overlay then in force (restored by undo).
-    pub base: Option<String>,
-}
-
-/// One restored target in an undo log.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RestoreRecord {
-    pub target: String,
-    /// The restoring `context_edit`.
-    pub edit: String,
-    /// `null` = restored to the raw entry; otherwise the overlay id whose content was restored.
-    pub to: Option<String>,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-}
-
-/// The `data` of a `custom`/`shake` entry.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ShakeLog {
-    /// `shake` or `undo`.
-    pub op: String,
-    pub tool: String,
-    pub version: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile_source: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tail: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_min: Option<u64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scopes: Vec<Scope>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub folds: Vec<FoldRecord>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub restores: Vec<RestoreRecord>,
-    /// Σ tokens of the touched entries before and after.
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-}
+pub use crate::shakelog::{
+    FoldKind, FoldRecord, RestoreRecord, SHAKE_CUSTOM_TYPE, Scope, ShakeLog,
+};
 
 /// A folded entry on the wall.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,5 +210,48 @@ impl Wall {
     /// Whether the overlay at `edit` was written by pi-shake.
     pub fn is_own(&self, edit: usize) -> bool {
         self.own_edits.contains(&edit)
+    }
+}
+
+impl OwnOverlays for Wall {
+    fn restored(&self, idx: usize, edit: usize) -> Option<Option<usize>> {
+        if let Some(item) = self.item(idx).filter(|it| it.edit == edit) {
+            Some(item.base)
+        } else {
+            self.restores.get(&edit).copied()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_through_own_folds_and_restores_only() {
+        let mut w = Wall::default();
+        w.items.push(WallItem {
+            target: 3,
+            target_id: "t3".into(),
+            scopes: vec![Scope::Elide],
+            kinds: vec!["toolResult".into()],
+            tool: None,
+            edit: 5,
+            base: Some(2),
+            tokens_before: 100,
+            tokens_after: 10,
+            when_ms: None,
+            profile: None,
+            state: WallState::Active,
+        });
+        w.by_target.insert(3, 0);
+        w.restores.insert(7, None);
+        // pi-shake's own fold in force: read what undo restores (the base overlay).
+        assert_eq!(w.restored(3, 5), Some(Some(2)));
+        // Someone else's overlay on a target pi-shake folded earlier stays in force.
+        assert_eq!(w.restored(3, 6), None);
+        // A restoring edit pi-shake wrote: read the raw entry.
+        assert_eq!(w.restored(4, 7), Some(None));
+        assert_eq!(w.restored(4, 8), None);
     }
 }

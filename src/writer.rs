@@ -17,7 +17,7 @@
 //! 4. re-checks the file immediately before writing, under the lock: same size, same identity
 //!    (device, inode, mtime, ctime) and the same hash of its last MiB as when it was read, else
 //!    it refuses ("changed since it was read"; what this does and does not see:
-//!    [`unchanged_since_read`]);
+//!    `unchanged_since_read`);
 //! 5. writes every new line in one `write` on an `O_APPEND` descriptor ([`commit`]), or in
 //!    chunks of whole lines with the log entry first ([`commit_streaming`], undo), then fsyncs;
 //! 6. re-reads the appended tail and checks it is byte for byte what was written (length and
@@ -27,9 +27,8 @@
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use serde_json::{Map, Value};
@@ -37,6 +36,16 @@ use serde_json::{Map, Value};
 use crate::error::{Fault, FaultKind};
 use crate::session::{Session, Severity};
 use crate::tree::Tree;
+
+mod clock;
+mod live;
+mod tail;
+
+use clock::SplitMix;
+pub use clock::now_ms;
+pub use live::RECENT_SECS;
+use live::live_pi_check;
+use tail::{unchanged_since_read, verify_tail};
 
 /// Environment variable fixing "now" (ISO-8601 or epoch ms) for reproducible output.
 pub const ENV_NOW: &str = "PI_SHAKE_NOW";
@@ -574,360 +583,6 @@ fn append(
         bytes: total,
         entries: ids.len(),
     })
-}
-
-/// Refuse unless the file is still what was read. Under the lock, and costing a read of at most
-/// [`crate::session::TAIL_CHECK`] bytes whatever the file's size:
-///
-/// * the same size (pi only ever appends to a session, and any append or truncation changes
-///   it);
-/// * where the platform tells (Unix), the same device and inode (the file was not replaced,
-///   e.g. by a rename over it) and the same mtime and ctime to the nanosecond as when it was
-///   opened for reading (any write to the file since then moves ctime, which no user-space call
-///   can set back);
-/// * the same hash of the last `TAIL_CHECK` bytes, re-read now, as of the same bytes read then.
-///
-/// What it does not see: a rewrite at the very same size that leaves the last MiB alone and
-/// lands within the same filesystem timestamp tick as the read (coarse timestamps, older
-/// kernels). Without an identity (a session read from bytes, or not Unix) every byte is hashed
-/// again instead.
-fn unchanged_since_read(s: &Session, file: &mut File) -> Result<()> {
-    let path = &s.path;
-    let now = file
-        .metadata()
-        .with_context(|| format!("{}: cannot stat", path.display()))?;
-    if now.len() != s.size {
-        return Err(unsafe_fault(
-            path,
-            format_args!(
-                "the file changed since it was read ({} → {} bytes); nothing was written, run again",
-                s.size,
-                now.len()
-            ),
-        )
-        .into());
-    }
-    let changed = || {
-        unsafe_fault(
-            path,
-            "the file's bytes changed since it was read; nothing was written, run again",
-        )
-    };
-    let (from, want) = match s.identity {
-        Some(id) => {
-            if crate::session::FileIdentity::of(&now) != Some(id) {
-                return Err(changed().into());
-            }
-            (s.tail_from, s.tail_hash)
-        }
-        None => (0, s.hash),
-    };
-    file.seek(SeekFrom::Start(from))?;
-    let h = crate::hash::hash_prefix(&mut *file, s.size.saturating_sub(from))
-        .with_context(|| format!("{}: re-read failed", path.display()))?;
-    if h != want {
-        return Err(changed().into());
-    }
-    Ok(())
-}
-
-/// Re-read what was appended: exactly `len` bytes from `from` with the hash of what was written,
-/// each line reading back (through the session reader's own line parser) as an entry with the
-/// planned id, each parented on the one before. Streams: memory holds one line at a time.
-fn verify_tail(path: &Path, from: u64, len: u64, hash: u64, ids: &[String]) -> Result<()> {
-    let fail = |what: &str| anyhow::anyhow!("{}: verification failed: {what}", path.display());
-    let mut f = File::open(path)
-        .with_context(|| format!("{}: cannot re-open to verify", path.display()))?;
-    f.seek(SeekFrom::Start(from))?;
-    let mut r = std::io::BufReader::with_capacity(1 << 20, f);
-    let mut hasher = crate::hash::StreamHasher::new();
-    let mut at = 0u64;
-    let mut line = Vec::new();
-    let mut k = 0usize;
-    let mut parent: Option<String> = None;
-    loop {
-        line.clear();
-        let n = std::io::BufRead::read_until(&mut r, b'\n', &mut line)?;
-        if n == 0 {
-            break;
-        }
-        std::hash::Hasher::write(&mut hasher, &line);
-        at += n as u64;
-        if at > len {
-            return Err(fail(
-                "the appended tail differs from what was written (another writer?)",
-            ));
-        }
-        let body = line.strip_suffix(b"\n").unwrap_or(&line);
-        if body.is_empty() {
-            // The newline completing an unterminated last line.
-            continue;
-        }
-        let text = std::str::from_utf8(body).map_err(|_| fail("an appended line is not UTF-8"))?;
-        let parsed = crate::session::entry::parse_line(text, 0, 0, 0, Default::default());
-        let crate::session::entry::Parsed::Entry { entry, .. } = parsed else {
-            return Err(fail("an appended line does not parse"));
-        };
-        let Some(id) = ids.get(k) else {
-            return Err(fail("more lines than were written"));
-        };
-        if entry.id.as_ref().map(|k| k.display()) != Some(id.as_str()) {
-            return Err(fail("id mismatch"));
-        }
-        if k > 0 && entry.parent.as_ref().map(|k| k.display().to_string()) != parent {
-            return Err(fail("parent chain mismatch"));
-        }
-        parent = Some(id.clone());
-        k += 1;
-    }
-    if at != len || k != ids.len() {
-        return Err(fail("the appended tail is shorter than what was written"));
-    }
-    if std::hash::Hasher::finish(&hasher) != hash {
-        return Err(fail(
-            "the appended tail differs from what was written (another writer?)",
-        ));
-    }
-    Ok(())
-}
-
-/// Seconds within which a modification counts as "pi may be writing now" — used only where
-/// processes cannot be listed (no `/proc`).
-pub const RECENT_SECS: u64 = 5;
-
-/// Refuse when pi may be running on this session: a pi process works in the session's
-/// directory or names the session on its command line. There is no time rule where processes
-/// can be listed: once pi has exited, `pi -p … && pi-shake shake -c` appends at once. Where they
-/// cannot (no `/proc`), a modification less than [`RECENT_SECS`] old is refused instead, unless
-/// the file ends in pi-shake's own entries.
-fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
-    match pi_processes() {
-        Some(procs) => {
-            if let Some(p) = procs.iter().find(|p| p.runs_on(s)) {
-                let why = match (&p.cwd, s.header.cwd.as_deref()) {
-                    (Some(c), Some(h)) if c == Path::new(h) => format!("is running in {h}"),
-                    _ => "names this session on its command line".to_string(),
-                };
-                return Err(Fault::new(
-                    FaultKind::Unsafe,
-                    format!(
-                        "{}: refusing to write: a pi process (pid {}) {why}; pi never re-reads the file, so entries appended now would end on a dead branch",
-                        s.path.display(),
-                        p.pid
-                    ),
-                )
-                .hint("quit pi first, or pass --force if that pi is working on another session")
-                .into());
-            }
-            Ok(())
-        }
-        None => recent_write_check(s, t, meta),
-    }
-}
-
-/// Where processes cannot be listed: refuse a modification less than [`RECENT_SECS`] old.
-fn recent_write_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
-    // A recent write by pi-shake itself (its log entry, then the overlays it names, end the
-    // file) is not pi at work.
-    let is_log = |j: usize| {
-        matches!(
-            &s.entries[j].body,
-            crate::session::Body::Custom {
-                shake_data: Some(_),
-                ..
-            }
-        )
-    };
-    // So is a compaction entry `pi-shake compact` wrote (its `details.pruner` names pi-shake):
-    // the pre-compaction routine (undo, compact, shake) runs its steps back to back.
-    let is_our_compaction = |j: usize| {
-        matches!(
-            &s.entries[j].body,
-            crate::session::Body::Compaction {
-                from_hook: true,
-                ..
-            }
-        ) && s.read_value(j).is_ok_and(|v| {
-            v.pointer("/details/pruner")
-                .and_then(Value::as_str)
-                .is_some_and(|p| p.starts_with("pi-shake "))
-        })
-    };
-    let last_is_ours = t.leaf.is_some_and(|i| {
-        let mut j = i;
-        while j > 0 && matches!(s.entries[j].body, crate::session::Body::ContextEdit { .. }) {
-            j -= 1;
-        }
-        is_log(j) || (j == i && is_our_compaction(j))
-    });
-    if let (false, Ok(m)) = (last_is_ours, meta.modified())
-        && let Ok(age) = SystemTime::now().duration_since(m)
-        && age < Duration::from_secs(RECENT_SECS)
-        && std::env::var_os("PI_SHAKE_IGNORE_RECENT").is_none()
-    {
-        return Err(Fault::new(
-                    FaultKind::Unsafe,
-                    format!(
-                        "{}: refusing to write: the session was modified {:.1}s ago and running processes cannot be listed here; pi may be running on it",
-                        s.path.display(),
-                        age.as_secs_f64()
-                    ),
-                )
-                .hint("close pi (or wait until it is idle and closed) and retry, or pass --force if you are sure")
-                .into());
-    }
-    Ok(())
-}
-
-/// A running pi process.
-#[derive(Debug)]
-struct PiProcess {
-    pid: u32,
-    cwd: Option<std::path::PathBuf>,
-    /// Command-line arguments after the program (and after the script, for `node pi`).
-    args: Vec<String>,
-}
-
-impl PiProcess {
-    /// Whether this pi may be working on `s`: it runs in the session's directory, an argument
-    /// names the session file (resolved against the process's directory), or an argument is a
-    /// prefix of the header id (`--session ID|PREFIX`).
-    fn runs_on(&self, s: &Session) -> bool {
-        if let (Some(c), Some(h)) = (&self.cwd, s.header.cwd.as_deref())
-            && c == Path::new(h)
-        {
-            return true;
-        }
-        let id = s.header.id.as_str();
-        let me = std::fs::canonicalize(&s.path).ok();
-        let name = s.path.file_name();
-        self.args.iter().any(|a| {
-            if a.len() >= 4 && !id.is_empty() && id.starts_with(a.as_str()) {
-                return true;
-            }
-            let p = Path::new(a);
-            if name.is_none() || p.file_name() != name {
-                return false;
-            }
-            let p = match &self.cwd {
-                Some(c) if p.is_relative() => c.join(p),
-                _ => p.to_path_buf(),
-            };
-            me.is_some() && std::fs::canonicalize(p).ok() == me
-        })
-    }
-}
-
-/// Every running pi process (Linux `/proc`); None when processes cannot be listed.
-fn pi_processes() -> Option<Vec<PiProcess>> {
-    let me = std::process::id();
-    let dir = std::fs::read_dir("/proc").ok()?;
-    let mut out = Vec::new();
-    for ent in dir.flatten() {
-        let Some(pid) = ent.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
-        let Ok(cmd) = std::fs::read(ent.path().join("cmdline")) else {
-            continue;
-        };
-        let Some(skip) = pi_args_start(&cmd) else {
-            continue;
-        };
-        let args = cmd
-            .split(|&b| b == 0)
-            .filter(|a| !a.is_empty())
-            .skip(skip)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        out.push(PiProcess {
-            pid,
-            cwd: std::fs::read_link(ent.path().join("cwd")).ok(),
-            args,
-        });
-    }
-    Some(out)
-}
-
-/// Whether `cmdline` (NUL-separated) runs pi; the index of its first argument if so.
-fn pi_args_start(cmdline: &[u8]) -> Option<usize> {
-    looks_like_pi(cmdline).then(|| {
-        let a0 = cmdline
-            .split(|&b| b == 0)
-            .find(|a| !a.is_empty())
-            .unwrap_or(b"");
-        let base = a0.rsplit(|&b| b == b'/').next().unwrap_or(a0);
-        if base == b"pi" { 1 } else { 2 }
-    })
-}
-
-fn looks_like_pi(cmdline: &[u8]) -> bool {
-    let args: Vec<&[u8]> = cmdline
-        .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .collect();
-    let base = |a: &[u8]| -> Vec<u8> { a.rsplit(|&b| b == b'/').next().unwrap_or(a).to_vec() };
-    match args.first() {
-        Some(a0) if base(a0) == b"pi" => true,
-        Some(a0) if base(a0).starts_with(b"node") || base(a0).starts_with(b"bun") => {
-            args.get(1).is_some_and(|a1| {
-                let b = base(a1);
-                b == b"pi" || a1.windows(16).any(|w| w == b"pi-coding-agent/")
-            })
-        }
-        _ => false,
-    }
-}
-
-/// "Now" in epoch ms (`PI_SHAKE_NOW` overrides).
-pub fn now_ms() -> i64 {
-    if let Ok(v) = std::env::var(ENV_NOW) {
-        if let Ok(ms) = v.parse::<i64>() {
-            return ms;
-        }
-        if let Some(ms) = crate::jscompat::iso_millis_to_epoch_ms(&v) {
-            return ms;
-        }
-    }
-    SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// A small PRNG for ids (SplitMix64), seeded from `PI_SHAKE_SEED` or the OS.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn from_env_or_entropy() -> SplitMix {
-        if let Some(seed) = std::env::var(ENV_SEED)
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-        {
-            return SplitMix(seed);
-        }
-        let mut b = [0u8; 8];
-        let ok = File::open("/dev/urandom")
-            .and_then(|mut f| f.read_exact(&mut b))
-            .is_ok();
-        if ok {
-            return SplitMix(u64::from_le_bytes(b));
-        }
-        let t = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        SplitMix(t ^ (u64::from(std::process::id()) << 32))
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]

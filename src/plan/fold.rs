@@ -22,9 +22,9 @@ use serde_json::{Value, json};
 use super::regions::{find_regions, replace_regions};
 use crate::projection::Projection;
 use crate::report::thousands;
-use crate::session::{Body, ContentStats, Session};
+use crate::session::{Body, ContentStats, Role, Session};
 use crate::tree::Tree;
-use crate::wall::{Scope, Wall};
+use crate::wall::{FoldKind, Scope, Wall};
 
 /// What to fold.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +41,7 @@ pub struct FoldParams {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScopeFold {
     pub scope: Scope,
-    /// `toolResult`, `block`, `thinking`, `image`.
+    /// `toolResult`, `block`, `thinking`, `image` ([`FoldKind::as_str`]).
     pub kind: &'static str,
     /// Blocks or regions folded.
     pub count: u32,
@@ -204,8 +204,8 @@ pub fn plan_many(
         let done: &[Scope] = item.map(|it| it.scopes.as_slice()).unwrap_or_default();
         // Stats of the content the model sees now.
         let (role, stats) = match &e.body {
-            Body::Message(m) => (&*m.role_name, &m.content),
-            Body::CustomMessage { content, .. } => ("custom", content),
+            Body::Message(m) => (m.role.unwrap_or(Role::Other), &m.content),
+            Body::CustomMessage { content, .. } => (Role::Custom, content),
             _ => continue,
         };
         let stats = match current_from_edit {
@@ -222,7 +222,7 @@ pub fn plan_many(
             continue;
         }
         // A string can't be restored exactly into assistant/toolResult (pi wraps it).
-        if stats.is_string && matches!(role, "assistant" | "toolResult") {
+        if stats.is_string && matches!(role, Role::Assistant | Role::ToolResult) {
             continue;
         }
         let mut fetch_for = 0usize;
@@ -231,15 +231,15 @@ pub fn plan_many(
             let wants = |sc: Scope| params.scopes.contains(&sc) && !done.contains(&sc);
             let elide_ok = wants(Scope::Elide) && !tails[k][pos];
             let min_chars = params.block_min.saturating_mul(4);
-            let want_result = elide_ok && role == "toolResult" && stats.text_truthy_chars > 0;
+            let want_result = elide_ok && role == Role::ToolResult && stats.text_truthy_chars > 0;
             // The largest region was measured while reading: no fetch when none is big enough.
             let want_blocks = elide_ok
-                && role != "toolResult"
+                && role != Role::ToolResult
                 && (stats.max_text_len >= min_chars
                     || (stats.is_string && stats.string_len >= min_chars))
                 && stats.max_region_tokens >= params.block_min;
             let want_thinking =
-                wants(Scope::Thinking) && role == "assistant" && stats.thinking_blocks > 0;
+                wants(Scope::Thinking) && role == Role::Assistant && stats.thinking_blocks > 0;
             let want_images = wants(Scope::Images) && stats.images > 0;
             if !(want_result || want_blocks || want_thinking || want_images) {
                 continue;
@@ -320,7 +320,7 @@ pub fn plan_many(
                 content = new_content;
                 folds.push(ScopeFold {
                     scope,
-                    kind,
+                    kind: kind.as_str(),
                     count,
                     tokens_before: cur_tokens,
                     tokens_after: after,
@@ -377,7 +377,7 @@ fn take_content(v: &mut Value, from_edit: bool) -> Option<Value> {
     slot.map(Value::take)
 }
 
-type Step = Option<(&'static str, u32, Value)>;
+type Step = Option<(FoldKind, u32, Value)>;
 
 /// A whole tool result: its text blocks become one placeholder; other blocks (images) stay.
 fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str>) -> Step {
@@ -393,7 +393,11 @@ fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str
         if !shrinks(&ph, text_chars) {
             return None;
         }
-        return Some(("toolResult", 1, json!([{"type": "text", "text": ph}])));
+        return Some((
+            FoldKind::ToolResult,
+            1,
+            json!([{"type": "text", "text": ph}]),
+        ));
     }
     let blocks = content.as_array()?;
     let mut out = Vec::with_capacity(blocks.len());
@@ -421,7 +425,7 @@ fn fold_result(content: &Value, simple: bool, text_chars: u64, tool: Option<&str
         return None;
     }
     out[at] = json!({"type": "text", "text": ph});
-    Some(("toolResult", 1, Value::Array(out)))
+    Some((FoldKind::ToolResult, 1, Value::Array(out)))
 }
 
 /// A placeholder replaces `chars` only if its own estimate is smaller (judged on the region
@@ -459,7 +463,7 @@ fn fold_blocks(content: &Value, min: u64) -> Step {
     match content {
         Value::String(t) => {
             let (new, n) = fold_text(t)?;
-            Some(("block", n, Value::String(new)))
+            Some((FoldKind::Block, n, Value::String(new)))
         }
         Value::Array(blocks) => {
             let mut total = 0;
@@ -476,7 +480,7 @@ fn fold_blocks(content: &Value, min: u64) -> Step {
                     total += n;
                 }
             }
-            (total > 0).then_some(("block", total, Value::Array(out)))
+            (total > 0).then_some((FoldKind::Block, total, Value::Array(out)))
         }
         _ => None,
     }
@@ -514,7 +518,7 @@ fn fold_thinking(content: &Value) -> Step {
         }
         out.push(json!({"type": "text", "text": ph}));
     }
-    Some(("thinking", n, Value::Array(out)))
+    Some((FoldKind::Thinking, n, Value::Array(out)))
 }
 
 /// Image blocks replaced by a text placeholder.
@@ -532,7 +536,7 @@ fn fold_images(content: &Value) -> Step {
             }
         })
         .collect();
-    (n > 0).then_some(("image", n, Value::Array(out)))
+    (n > 0).then_some((FoldKind::Image, n, Value::Array(out)))
 }
 
 #[cfg(test)]

@@ -15,6 +15,9 @@
 //! Reading never writes. Writing lives in [`crate::writer`] alone.
 
 pub mod entry;
+pub mod measure;
+pub mod parse;
+pub mod raw;
 
 use std::fs::File;
 use std::hash::Hasher;
