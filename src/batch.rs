@@ -1,20 +1,30 @@
-//! Batch runs: apply one function to many sessions in parallel, results in input order.
+//! The multi-session runner: apply one function to many sessions in parallel, results in input
+//! order, and turn the failures into one error by one rule ([`Run::failure`]).
 //!
 //! A failing session is reported by its own `Err` and never stops the others.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Map `f` over `paths` on up to `available_parallelism` threads, keeping input order.
+use anyhow::Result;
+
+use crate::error::{ExitCode, Fault, FaultKind};
+
+/// Map `f` over `paths` on up to `available_parallelism` threads (at most 8), keeping input order.
 pub fn map<T: Send>(paths: &[PathBuf], f: impl Fn(&Path) -> T + Sync) -> Vec<T> {
-    if paths.len() <= 1 {
-        return paths.iter().map(|p| f(p)).collect();
-    }
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
-        .min(paths.len())
         .min(8);
+    map_on(paths, workers, f)
+}
+
+/// [`map`] on at most `workers` threads (1: one session after the other, in input order).
+pub fn map_on<T: Send>(paths: &[PathBuf], workers: usize, f: impl Fn(&Path) -> T + Sync) -> Vec<T> {
+    let workers = workers.min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(|p| f(p)).collect();
+    }
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<T>> = (0..paths.len()).map(|_| None).collect();
     let results: Vec<Vec<(usize, T)>> = std::thread::scope(|sc| {
@@ -39,4 +49,66 @@ pub fn map<T: Send>(paths: &[PathBuf], f: impl Fn(&Path) -> T + Sync) -> Vec<T> 
         slots[i] = Some(t);
     }
     slots.into_iter().flatten().collect()
+}
+
+/// How a multi-session command runs its sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// In parallel (sessions are independent).
+    Parallel,
+    /// One after the other: a path given twice sees its own earlier append (`undo`).
+    Sequential,
+}
+
+/// One command over many sessions: each path with its result, in input order.
+#[derive(Debug)]
+pub struct Run<T> {
+    pub paths: Vec<PathBuf>,
+    pub results: Vec<Result<T>>,
+}
+
+/// Run `f` over `paths`.
+pub fn run<T: Send>(
+    paths: Vec<PathBuf>,
+    order: Order,
+    f: impl Fn(&Path) -> Result<T> + Sync,
+) -> Run<T> {
+    let results = match order {
+        Order::Parallel => map(&paths, f),
+        Order::Sequential => map_on(&paths, 1, f),
+    };
+    Run { paths, results }
+}
+
+impl<T> Run<T> {
+    /// More than one session: output is one line per session and the `--json` envelope.
+    pub fn many(&self) -> bool {
+        self.paths.len() > 1
+    }
+}
+
+/// The failure → exit-code rule of every multi-session command, given the failed sessions'
+/// errors in input order: none → `Ok`; one session on its own (`many` false) → its own error;
+/// otherwise one error, exit 4 when any session was unsafe to write and 3 else, worded by
+/// `summary(failed)`.
+pub fn failure(
+    mut errors: Vec<anyhow::Error>,
+    many: bool,
+    summary: impl FnOnce(usize) -> String,
+) -> Result<()> {
+    match errors.len() {
+        0 => Ok(()),
+        1 if !many => Err(errors.remove(0)),
+        n => {
+            let unsafe_ = errors
+                .iter()
+                .any(|e| crate::error::exit_code_of(e) == ExitCode::Unsafe);
+            let kind = if unsafe_ {
+                FaultKind::Unsafe
+            } else {
+                FaultKind::BadSession
+            };
+            Err(Fault::new(kind, summary(n)).into())
+        }
+    }
 }
