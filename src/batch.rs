@@ -112,3 +112,44 @@ pub fn failure(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(kind: FaultKind) -> anyhow::Error {
+        Fault::new(kind, "boom").into()
+    }
+
+    #[test]
+    fn the_runner_keeps_input_order_in_both_orders() {
+        let paths: Vec<PathBuf> = (0..20).map(|i| PathBuf::from(i.to_string())).collect();
+        for order in [Order::Parallel, Order::Sequential] {
+            let run = run(paths.clone(), order, |p| Ok(p.to_path_buf()));
+            let got: Vec<PathBuf> = run.results.into_iter().map(|r| r.unwrap()).collect();
+            assert_eq!(got, paths);
+        }
+    }
+
+    #[test]
+    fn one_session_fails_with_its_own_error() {
+        let e = failure(vec![fault(FaultKind::Unsafe)], false, |_| "many".into()).unwrap_err();
+        assert_eq!(crate::error::exit_code_of(&e), ExitCode::Unsafe);
+        assert_eq!(e.to_string(), "boom");
+    }
+
+    #[test]
+    fn many_sessions_fail_with_one_summary_unsafe_first() {
+        assert!(failure(Vec::new(), true, |_| unreachable!()).is_ok());
+        let e = failure(vec![fault(FaultKind::BadSession)], true, |n| {
+            format!("{n} failed")
+        })
+        .unwrap_err();
+        assert_eq!(crate::error::exit_code_of(&e), ExitCode::BadSession);
+        assert_eq!(e.to_string(), "1 failed");
+        let mixed = vec![fault(FaultKind::BadSession), fault(FaultKind::Unsafe)];
+        let e = failure(mixed, true, |n| format!("{n} failed")).unwrap_err();
+        assert_eq!(crate::error::exit_code_of(&e), ExitCode::Unsafe);
+        assert_eq!(e.to_string(), "2 failed");
+    }
+}

@@ -118,3 +118,7 @@ pub fn undo_entries<'a>(
     };
     Ok((batch, more))
 }
+
+#[cfg(test)]
+#[path = "ops_tests.rs"]
+mod tests;

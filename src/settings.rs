@@ -306,3 +306,45 @@ pub fn shake_runs(scope: &[ScopeArg], dry: bool) -> Vec<Vec<Scope>> {
         vec![vec![Scope::Elide]]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_project_settings_file_is_read_once_per_run() {
+        let dir = std::env::temp_dir().join(format!("pi-shake-settings-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".pi")).unwrap();
+        let file = dir.join(".pi").join("settings.json");
+        std::fs::write(&file, r#"{"shake":{"profile":"aggressive","tail":123}}"#).unwrap();
+        let pi = PiSettings::new();
+        let cwd = dir.to_str().unwrap();
+        let st = pi.shake_settings(None, None, None, Some(cwd));
+        assert_eq!(st.profile, Profile::Aggressive);
+        assert_eq!(st.source, ProfileSource::Project(file.clone()));
+        assert_eq!(st.tail, 123);
+        // Gone from disk, still what this run read; a new run reads afresh.
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(pi.shake_settings(None, None, None, Some(cwd)), st);
+        let fresh = PiSettings::new().project(&dir);
+        assert!(fresh.is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shake_runs_follow_the_scope_flags() {
+        assert_eq!(shake_runs(&[], false), vec![vec![Scope::Elide]]);
+        assert_eq!(shake_runs(&[], true).len(), 3);
+        assert_eq!(
+            shake_runs(
+                &[ScopeArg::Images, ScopeArg::Elide, ScopeArg::Images],
+                false
+            ),
+            vec![vec![Scope::Elide, Scope::Images]]
+        );
+        assert_eq!(
+            shake_runs(&[ScopeArg::All], true),
+            vec![Scope::ALL.to_vec()]
+        );
+    }
+}
