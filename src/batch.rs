@@ -1,5 +1,5 @@
 //! The multi-session runner: apply one function to many sessions in parallel, results in input
-//! order, and turn the failures into one error by one rule ([`Run::failure`]).
+//! order, and turn the failures into one error by one rule ([`failure`]).
 //!
 //! A failing session is reported by its own `Err` and never stops the others.
 

@@ -8,8 +8,9 @@
 //!               ─ projection::Projection  ─▶ what the model sees, pi's token estimates
 //!               ─ wall::Wall              ─▶ what pi-shake has folded (from its own logs)
 //!               ─ plan::{fold, undo}, compact ─▶ plans (pure)
-//!               ─ report                  ─▶ human / JSON output (one printer)
+//!               ─ ops                     ─▶ plans → new entries (log first, then overlays)
 //!               ─ writer                  ─▶ the only code that appends to a session
+//!               ─ report                  ─▶ human / JSON output (one printer)
 //! ```
 
 pub mod batch;
