@@ -8,18 +8,21 @@
 //!               ─ projection::Projection  ─▶ what the model sees, pi's token estimates
 //!               ─ wall::Wall              ─▶ what pi-shake has folded (from its own logs)
 //!               ─ plan::{fold, undo}, compact ─▶ plans (pure)
-//!               ─ report                  ─▶ human / JSON output (one printer)
+//!               ─ ops                     ─▶ plans → new entries (log first, then overlays)
 //!               ─ writer                  ─▶ the only code that appends to a session
+//!               ─ report                  ─▶ human / JSON output (one printer)
 //! ```
 
 pub mod batch;
 pub mod cli;
 pub mod commands;
 pub mod compact;
+pub mod discovery;
 pub mod error;
 pub mod hash;
 pub mod jscompat;
 pub mod load;
+pub mod ops;
 pub mod output;
 pub mod pi_version;
 pub mod plan;

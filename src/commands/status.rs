@@ -3,358 +3,23 @@
 //! read → index → project → wall → report. Writes nothing. With no session it lists the
 //! current directory's sessions (pi's session directory), newest first.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
-use serde::Serialize;
-use serde_json::{Value, json};
 
+use crate::batch::{self, Order};
 use crate::cli::StatusArgs;
-use crate::error::{Fault, FaultKind};
+use crate::error::{ExitCode, Fault, FaultKind};
 use crate::load::Loaded;
 use crate::output::Printer;
-use crate::report::thousands;
-use crate::session::{Body, Replacement, Severity};
-use crate::wall::WallState;
+use crate::report::status::{CheckResult, Table};
+use crate::settings::PiSettings;
 
-/// `status --json` for one session (field names are stable; see the README).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusReport {
-    pub schema_version: u32,
-    pub path: String,
-    pub header: HeaderOut,
-    pub bytes: u64,
-    pub lines: u32,
-    pub entries: usize,
-    pub counts_by_type: serde_json::Map<String, Value>,
-    pub branch: BranchOut,
-    pub projection: Vec<ProjRow>,
-    /// pi's projected context total (`docs/pi-format.md#context-total`).
-    pub context_tokens: Value,
-    /// Whether the total is usage-based or a pure estimate.
-    pub context_basis: &'static str,
-    /// Σ per-message estimates of the projection.
-    pub estimated_tokens: u64,
-    /// Σ estimates of the same entries without any overlay (raw vs projected).
-    pub raw_tokens: u64,
-    pub wall: WallOut,
-    pub pi_overlays: PiOverlaysOut,
-    pub problems: Vec<ProblemOut>,
-    /// pi-shake would refuse to append to this session.
-    pub writable: bool,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeaderOut {
-    pub id: String,
-    pub version: Option<Value>,
-    pub timestamp: Option<String>,
-    pub cwd: Option<String>,
-    pub parent_session: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BranchOut {
-    pub leaf_id: Option<String>,
-    pub length: usize,
-    pub context_entries: usize,
-    pub compaction_id: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjRow {
-    pub entry_id: String,
-    pub role: String,
-    pub tokens: Option<u64>,
-}
-
-#[derive(Debug, Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct WallOut {
-    pub count: usize,
-    pub active: usize,
-    pub moot: usize,
-    pub superseded: usize,
-    pub tokens_reclaimed: u64,
-    pub by_scope: serde_json::Map<String, Value>,
-    /// Active folds by kind (`toolResult`, `block`, `thinking`, `image`).
-    pub by_kind: serde_json::Map<String, Value>,
-    pub last_run: Option<String>,
-    pub profile: Option<String>,
-    pub items: Vec<WallItemOut>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WallItemOut {
-    pub entry_id: String,
-    pub scopes: Vec<&'static str>,
-    pub kinds: Vec<String>,
-    pub tool: Option<String>,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub state: WallState,
-    pub folded_at: Option<String>,
-}
-
-#[derive(Debug, Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct PiOverlaysOut {
-    /// `replacement: null` edits written by pi (or anyone but pi-shake) in force.
-    pub omissions: usize,
-    /// Content replacements written by others in force.
-    pub replacements: usize,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProblemOut {
-    pub severity: Severity,
-    pub code: &'static str,
-    pub line: Option<u32>,
-    pub message: String,
-}
-
-/// Build the report for a loaded session.
-pub fn report(l: &Loaded) -> StatusReport {
-    let s = &l.session;
-    let p = &l.projection;
-    let w = &l.wall;
-    let mut counts = serde_json::Map::new();
-    for (k, n) in s.counts_by_type() {
-        counts.insert(k, json!(n));
-    }
-    let projection: Vec<ProjRow> = p
-        .entries
-        .iter()
-        .flat_map(|pe| {
-            let id = s.entries[pe.idx].id_str().to_string();
-            pe.messages.iter().map(move |m| ProjRow {
-                entry_id: id.clone(),
-                role: m.role.clone(),
-                tokens: m.tokens,
-            })
-        })
-        .collect();
-    let raw_tokens: u64 = p
-        .entries
-        .iter()
-        .map(|pe| match &s.entries[pe.idx].body {
-            Body::Message(m) => m.tokens().unwrap_or(0),
-            _ => pe.tokens(),
-        })
-        .sum();
-    let mut wall = WallOut::default();
-    for it in &w.items {
-        wall.count += 1;
-        match it.state {
-            WallState::Active => {
-                wall.active += 1;
-                wall.tokens_reclaimed += it.tokens_before.saturating_sub(it.tokens_after);
-                let bump = |m: &mut serde_json::Map<String, Value>, k: &str| {
-                    let e = m.entry(k.to_string()).or_insert(json!(0));
-                    *e = json!(e.as_u64().unwrap_or(0) + 1);
-                };
-                for sc in &it.scopes {
-                    bump(&mut wall.by_scope, sc.as_str());
-                }
-                for k in &it.kinds {
-                    bump(&mut wall.by_kind, k);
-                }
-            }
-            WallState::Moot => wall.moot += 1,
-            WallState::Superseded => wall.superseded += 1,
-        }
-        wall.items.push(WallItemOut {
-            entry_id: it.target_id.clone(),
-            scopes: it.scopes.iter().map(|s| s.as_str()).collect(),
-            kinds: it.kinds.clone(),
-            tool: it.tool.clone(),
-            tokens_before: it.tokens_before,
-            tokens_after: it.tokens_after,
-            state: it.state,
-            folded_at: it.when_ms.map(crate::jscompat::epoch_ms_to_iso),
-        });
-    }
-    if let Some(&last) = w.logs.last() {
-        wall.last_run = s.entries[last]
-            .timestamp_ms
-            .map(crate::jscompat::epoch_ms_to_iso);
-    }
-    wall.profile = w.items.iter().rev().find_map(|it| it.profile.clone());
-    let mut pi_overlays = PiOverlaysOut::default();
-    for pe in &p.entries {
-        let Some(ed) = pe.edit else { continue };
-        if w.is_own(ed) {
-            continue;
-        }
-        match &s.entries[ed].body {
-            Body::ContextEdit {
-                replacement: Replacement::Omit,
-                ..
-            } => pi_overlays.omissions += 1,
-            Body::ContextEdit { .. } => pi_overlays.replacements += 1,
-            _ => {}
-        }
-    }
-    let problems: Vec<ProblemOut> = l
-        .problems()
-        .into_iter()
-        .map(|pr| ProblemOut {
-            severity: pr.severity,
-            code: pr.code,
-            line: pr.line,
-            message: pr.message.clone(),
-        })
-        .collect();
-    let writable = !problems.iter().any(|pr| pr.severity >= Severity::Unsafe);
-    let ctx = p.context.tokens;
-    StatusReport {
-        schema_version: 1,
-        path: s.path.display().to_string(),
-        header: HeaderOut {
-            id: s.header.id.clone(),
-            version: s
-                .header
-                .version_text
-                .as_deref()
-                .and_then(|t| serde_json::from_str(t).ok()),
-            timestamp: s.header.timestamp.clone(),
-            cwd: s.header.cwd.clone(),
-            parent_session: s.header.parent_session.clone(),
-        },
-        bytes: s.size,
-        lines: s.lines,
-        entries: s.entries.len(),
-        counts_by_type: counts,
-        branch: BranchOut {
-            leaf_id: l.tree.leaf.map(|i| s.entries[i].id_str().to_string()),
-            length: l.tree.path.len(),
-            context_entries: p.entries.len(),
-            compaction_id: p.compaction.map(|i| s.entries[i].id_str().to_string()),
-        },
-        projection,
-        context_tokens: crate::report::js_number(ctx),
-        context_basis: if p.context.last_usage_index.is_some() {
-            "usage"
-        } else {
-            "estimate"
-        },
-        estimated_tokens: p.estimate_sum(),
-        raw_tokens,
-        wall,
-        pi_overlays,
-        problems,
-        writable,
-    }
-}
-
-/// Render a report for humans.
-pub fn render(r: &StatusReport, printer: &Printer) -> String {
-    let mut o = String::new();
-    let ctx = r.context_tokens.as_f64().unwrap_or(0.0);
-    o.push_str(&format!("{}\n", printer.bold(&r.path)));
-    o.push_str(&format!(
-        "  session   {}  version {}  cwd {}\n",
-        r.header.id,
-        r.header
-            .version
-            .as_ref()
-            .map(|v| v.to_string())
-            .unwrap_or_else(|| "missing".into()),
-        r.header.cwd.as_deref().unwrap_or("?")
-    ));
-    let types: Vec<String> = r
-        .counts_by_type
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect();
-    o.push_str(&format!(
-        "  entries   {} ({})\n",
-        thousands(r.entries as u64),
-        types.join(", ")
-    ));
-    o.push_str(&format!(
-        "  branch    leaf {}, {} entries on the active path, {} in context{}\n",
-        r.branch.leaf_id.as_deref().unwrap_or("-"),
-        thousands(r.branch.length as u64),
-        thousands(r.branch.context_entries as u64),
-        r.branch
-            .compaction_id
-            .as_deref()
-            .map(|c| format!(" (after compaction {c})"))
-            .unwrap_or_default()
-    ));
-    o.push_str(&format!(
-        "  context   ~{} tokens ({}) · {} messages · estimated {} · raw {}\n",
-        thousands(ctx.max(0.0) as u64),
-        if r.context_basis == "usage" {
-            "last usage + estimate"
-        } else {
-            "pi's chars/4 estimate"
-        },
-        thousands(r.projection.len() as u64),
-        thousands(r.estimated_tokens),
-        thousands(r.raw_tokens)
-    ));
-    if r.wall.active == 0 {
-        o.push_str("  wall      nothing folded\n");
-        if r.wall.moot + r.wall.superseded > 0 {
-            o.push_str(&format!(
-                "            {} moot (behind a later compaction), {} superseded by another overlay\n",
-                r.wall.moot, r.wall.superseded
-            ));
-        }
-    } else {
-        let scopes: Vec<String> = r
-            .wall
-            .by_scope
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let kinds: Vec<String> = r
-            .wall
-            .by_kind
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        o.push_str(&format!(
-            "  wall      {} entries folded ({}; {}) · ~{} tokens reclaimed · last run {} · profile {}\n",
-            thousands(r.wall.active as u64),
-            scopes.join(", "),
-            kinds.join(", "),
-            thousands(r.wall.tokens_reclaimed),
-            r.wall.last_run.as_deref().unwrap_or("?"),
-            r.wall.profile.as_deref().unwrap_or("?")
-        ));
-        if r.wall.moot + r.wall.superseded > 0 {
-            o.push_str(&format!(
-                "            {} moot (behind a later compaction), {} superseded by another overlay\n",
-                r.wall.moot, r.wall.superseded
-            ));
-        }
-    }
-    if r.pi_overlays.omissions + r.pi_overlays.replacements > 0 {
-        o.push_str(&format!(
-            "  overlays  pi's own: {} omission(s), {} replacement(s) by others\n",
-            r.pi_overlays.omissions, r.pi_overlays.replacements
-        ));
-    }
-    for p in &r.problems {
-        let sev = match p.severity {
-            Severity::Warning => "warning",
-            Severity::Unsafe => "unsafe",
-            Severity::Error => "error",
-        };
-        let line = p.line.map(|l| format!("line {l}: ")).unwrap_or_default();
-        o.push_str(&format!("  {sev:<9} {line}{}\n", p.message));
-    }
-    o
-}
+pub use crate::report::human_size;
+pub use crate::report::status::{
+    BranchOut, HeaderOut, PiOverlaysOut, ProblemOut, ProjRow, StatusReport, WallItemOut, WallOut,
+    render, report,
+};
 
 /// Run `status`.
 pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
@@ -362,8 +27,9 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         && args.find.session.is_none()
         && !args.find.r#continue
         && !args.all;
+    let pi = PiSettings::new();
     let paths: Vec<PathBuf> = if listing {
-        let l = crate::settings::list_cwd_sessions(&args.find);
+        let l = crate::discovery::list_cwd_sessions(&args.find, &pi);
         if l.sessions.is_empty() {
             return Err(Fault::new(
                 FaultKind::Usage,
@@ -383,121 +49,70 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         }
         l.sessions
     } else {
-        crate::settings::resolve_sessions(&args.sessions, &args.find, args.all)?
+        crate::discovery::resolve_sessions(&args.sessions, &args.find, args.all, &pi)?
     };
-    let results = crate::batch::map(&paths, |p: &Path| Loaded::open(p).map(|l| report(&l)));
+    let run = batch::run(paths, Order::Parallel, |p| {
+        Loaded::open(p).map(|l| report(&l))
+    });
+    let table = listing || run.many();
     let mut docs = Vec::new();
-    let mut failures = 0usize;
-    let mut single_err: Option<anyhow::Error> = None;
+    let mut errors = Vec::new();
     let mut checks_failed = 0usize;
-    let many = paths.len() > 1;
+    let mut rows = Table::new();
     let mut human = String::new();
-    let (mut total_ctx, mut total_folded, mut total_bytes) = (0u64, 0u64, 0u64);
-    if listing || many {
-        human.push_str(&format!(
-            "{:>9}  {:>14}  {:>13}  session\n",
-            "size", "context tokens", "folded tokens"
-        ));
-    }
-    for (path, res) in paths.iter().zip(results) {
+    for (path, res) in run.paths.iter().zip(run.results) {
         match res {
             Ok(r) => {
-                total_ctx += r.context_tokens.as_f64().unwrap_or(0.0).max(0.0) as u64;
-                total_folded += r.wall.tokens_reclaimed;
-                total_bytes += r.bytes;
-                let over = args
-                    .max_tokens
-                    .is_some_and(|m| r.context_tokens.as_f64().unwrap_or(0.0) > m as f64);
-                let bad = args.check
-                    && (!r.writable || r.problems.iter().any(|p| p.severity == Severity::Error));
-                if over || bad {
+                let c = CheckResult::of(&r, args.check, args.max_tokens);
+                if c.failed() {
                     checks_failed += 1;
                 }
-                if listing || many {
-                    human.push_str(&one_line(&r, over, bad));
+                if table {
+                    rows.row(&r, c);
                 } else {
-                    human.push_str(&render(&r, printer));
-                    if over {
-                        human.push_str(&format!(
-                            "  check     FAILED: context {} > --max-tokens {}\n",
-                            thousands(r.context_tokens.as_f64().unwrap_or(0.0) as u64),
-                            thousands(args.max_tokens.unwrap_or(0))
-                        ));
-                    }
-                    if bad {
-                        human.push_str("  check     FAILED: pi would reject or misread this session, or writing is unsafe\n");
-                    }
+                    human.push_str(&crate::report::status::render_one(
+                        &r,
+                        c,
+                        args.max_tokens,
+                        printer,
+                    ));
                 }
-                let mut v = serde_json::to_value(&r)?;
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("checkFailed".into(), json!(over || bad));
-                    if let (Some(w), Some(p)) = (
-                        crate::pi_version::old_pi_warning(),
-                        o.get_mut("problems").and_then(|p| p.as_array_mut()),
-                    ) {
-                        p.push(
-                            json!({"severity": "warning", "code": "old-pi", "line": null,
-                            "message": w.trim_start_matches("warning: ")}),
-                        );
-                    }
-                }
-                docs.push(v);
+                docs.push(crate::report::status::doc(&r, c)?);
             }
             Err(e) => {
-                failures += 1;
-                let doc = json!({"path": path.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(&e) as u8});
-                if listing || many {
+                if table {
                     printer.error(&format!("{e:#}"));
-                    human.push_str(&format!(
-                        "{:>9}  {:>14}  {:>13}  {}  FAILED (exit {})\n",
-                        "-",
-                        "-",
-                        "-",
-                        path.display(),
-                        crate::error::exit_code_of(&e) as u8
-                    ));
-                } else {
-                    single_err = Some(e);
+                    rows.failed_row(path, crate::error::exit_code_of(&e) as u8);
                 }
-                docs.push(doc);
+                docs.push(crate::report::failed_doc(path, &e));
+                errors.push(e);
             }
         }
     }
-    if listing || many {
-        human.push_str(&format!(
-            "{:>9}  {:>14}  {:>13}  {} session(s), {} failed{}\n",
-            human_size(total_bytes),
-            format!("~{}", thousands(total_ctx)),
-            format!("~{}", thousands(total_folded)),
-            paths.len(),
-            failures,
-            if checks_failed > 0 {
-                format!(", {checks_failed} failed the check")
-            } else {
-                String::new()
-            }
-        ));
+    let total = run.paths.len();
+    if table {
+        human = rows.finish(total, errors.len(), checks_failed);
     }
     printer.out(&human);
-    if many || listing {
-        printer.json_doc(&json!({"schemaVersion": 1, "sessions": docs}));
+    if table {
+        printer.json_doc(&crate::report::envelope(docs));
     } else if let Some(d) = docs.into_iter().next() {
         printer.json_doc(&d);
     }
-    if let Some(e) = single_err {
-        // One session: its own error (exit 3 unless it already has a class).
-        if crate::error::exit_code_of(&e) == crate::error::ExitCode::Failure {
-            return Err(Fault::new(FaultKind::BadSession, format!("{e:#}")).into());
-        }
-        return Err(e);
-    }
-    if failures > 0 {
-        return Err(Fault::new(
-            FaultKind::BadSession,
-            format!("{failures} session(s) could not be read"),
-        )
-        .into());
-    }
+    // A session status cannot read is a bad session (exit 3) unless its error has a class.
+    let errors = errors
+        .into_iter()
+        .map(|e| {
+            if crate::error::exit_code_of(&e) == ExitCode::Failure {
+                Fault::new(FaultKind::BadSession, format!("{e:#}")).into()
+            } else {
+                e
+            }
+        })
+        .collect();
+    batch::failure(errors, table, |n| {
+        format!("{n} session(s) could not be read")
+    })?;
     if checks_failed > 0 {
         return Err(Fault::new(
             FaultKind::Check,
@@ -506,33 +121,4 @@ pub fn run(args: &StatusArgs, printer: &Printer) -> Result<()> {
         .into());
     }
     Ok(())
-}
-
-fn one_line(r: &StatusReport, over: bool, bad: bool) -> String {
-    let ctx = r.context_tokens.as_f64().unwrap_or(0.0).max(0.0) as u64;
-    let unsafe_ = r.problems.iter().any(|p| p.severity >= Severity::Unsafe);
-    format!(
-        "{:>9}  {:>14}  {:>13}  {}{}{}\n",
-        human_size(r.bytes),
-        format!("~{}", thousands(ctx)),
-        format!("~{}", thousands(r.wall.tokens_reclaimed)),
-        r.path,
-        if unsafe_ { "  (unsafe to write)" } else { "" },
-        if over || bad { "  CHECK FAILED" } else { "" }
-    )
-}
-
-/// `812 B`, `8.5 KB`, `1.2 MB` (binary units).
-pub fn human_size(bytes: u64) -> String {
-    const K: f64 = 1024.0;
-    let b = bytes as f64;
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else if b < K * K {
-        format!("{:.1} KB", b / K)
-    } else if b < K * K * K {
-        format!("{:.1} MB", b / (K * K))
-    } else {
-        format!("{:.1} GB", b / (K * K * K))
-    }
 }

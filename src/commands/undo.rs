@@ -1,40 +1,22 @@
 //! `pi-shake undo`: restore everything pi-shake folded, as one new operation.
 //!
-//! read → index → project → wall → plan (plan::undo) → report → append. All or nothing;
-//! idempotent (a second undo appends nothing). Nothing is ever deleted: undo appends newer
-//! overlays whose content is the original, and one log entry.
+//! read → index → project → wall → plan (plan::undo) → ops → append (writer) → report. All or
+//! nothing; idempotent (a second undo appends nothing). Nothing is ever deleted: undo appends
+//! newer overlays whose content is the original, and one log entry.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
-use serde::Serialize;
-use serde_json::{Value, json};
 
+use crate::batch::{self, Order};
 use crate::cli::UndoArgs;
 use crate::load::Loaded;
 use crate::output::Printer;
-use crate::plan::undo::{self, RestoreFrom};
-use crate::report::thousands;
-use crate::session::entry::RawField;
-use crate::wall::{RestoreRecord, SHAKE_CUSTOM_TYPE, ShakeLog};
-use crate::writer::{self, Batch, WriteOptions};
+use crate::plan::undo;
+use crate::settings::PiSettings;
+use crate::writer::{self, WriteOptions};
 
-/// `undo --json`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UndoReport {
-    pub schema_version: u32,
-    pub path: String,
-    pub restored: usize,
-    pub tokens_restored: u64,
-    pub moot: usize,
-    pub superseded: usize,
-    pub entry_ids: Vec<String>,
-    pub written_entries: usize,
-    pub written_bytes: u64,
-    pub context_tokens_before: Value,
-    pub summary: String,
-}
+pub use crate::report::undo::UndoReport;
 
 /// Undo one session.
 pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
@@ -59,56 +41,7 @@ pub fn undo_one_with(
     };
     if !plan.restores.is_empty() {
         writer::check_writable(&l.session, &l.tree, &l.projection)?;
-        // Log first, overlays after (see shake): a cut-short write never leaves unlisted edits.
-        let mut batch = Batch::new(&l.session, &l.tree)?;
-        let edit_ids: Vec<String> = plan.restores.iter().map(|_| batch.reserve_id()).collect();
-        let records: Vec<RestoreRecord> = plan
-            .restores
-            .iter()
-            .zip(&edit_ids)
-            .map(|(r, edit)| RestoreRecord {
-                target: r.target_id.clone(),
-                edit: edit.clone(),
-                to: r.to.map(|b| l.session.entries[b].id_str().to_string()),
-                tokens_before: r.tokens_before,
-                tokens_after: r.tokens_after,
-            })
-            .collect();
-        let log = ShakeLog {
-            op: "undo".into(),
-            tool: "pi-shake".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            profile: None,
-            profile_source: None,
-            tail: None,
-            block_min: None,
-            scopes: Vec::new(),
-            folds: Vec::new(),
-            tokens_before: records.iter().map(|r| r.tokens_before).sum(),
-            tokens_after: records.iter().map(|r| r.tokens_after).sum(),
-            restores: records,
-        };
-        batch.custom(SHAKE_CUSTOM_TYPE, serde_json::to_value(&log)?);
-        // The bytes each overlay restores are copied from the file one entry at a time, straight
-        // into the append, which is written in chunks: memory holds one chunk, not everything
-        // restored.
-        let mut todo = plan.restores.iter().zip(edit_ids);
-        let mut more = |batch: &mut Batch| -> Result<bool> {
-            let Some((r, edit)) = todo.next() else {
-                return Ok(false);
-            };
-            let replacement = match r.from {
-                RestoreFrom::Raw(i) => {
-                    format!(
-                        "{{\"content\":{}}}",
-                        l.session.read_raw(i, RawField::Content)?
-                    )
-                }
-                RestoreFrom::Overlay(b) => l.session.read_raw(b, RawField::Replacement)?,
-            };
-            batch.context_edit_raw(edit, &r.target_id, &replacement);
-            Ok(true)
-        };
+        let (batch, mut more) = crate::ops::undo_entries(&l, &plan)?;
         written = writer::commit_streaming_with(
             &l.session,
             &l.tree,
@@ -120,78 +53,56 @@ pub fn undo_one_with(
             write,
         )?;
     }
-    let tokens: u64 = plan
-        .restores
-        .iter()
-        .map(|r| r.tokens_after.saturating_sub(r.tokens_before))
-        .sum();
-    let mut summary = if plan.restores.is_empty() {
-        "Nothing to undo.".to_string()
-    } else {
-        format!(
-            "Restored {} folded entr{} (~{} tokens back in context).",
-            thousands(plan.restores.len() as u64),
-            if plan.restores.len() == 1 { "y" } else { "ies" },
-            thousands(tokens)
-        )
-    };
-    if plan.moot > 0 {
-        summary.push_str(&format!(
-            " {} fold(s) behind a later compaction left as they are (moot).",
-            plan.moot
-        ));
-    }
-    if plan.superseded > 0 {
-        summary.push_str(&format!(
-            " {} fold(s) superseded by someone else's overlay left alone.",
-            plan.superseded
-        ));
-    }
     Ok(UndoReport {
         schema_version: 1,
         path: path.display().to_string(),
         restored: plan.restores.len(),
-        tokens_restored: tokens,
+        tokens_restored: crate::report::undo::tokens_restored(&plan),
         moot: plan.moot,
         superseded: plan.superseded,
         entry_ids: plan.restores.iter().map(|r| r.target_id.clone()).collect(),
         written_entries: written.entries,
         written_bytes: written.bytes,
         context_tokens_before: crate::report::js_number(l.projection.context.tokens),
-        summary,
+        summary: crate::report::undo::summary(&plan),
     })
 }
 
 /// Run `undo`.
 pub fn run(args: &UndoArgs, printer: &Printer) -> Result<()> {
-    let paths: Vec<PathBuf> = crate::settings::resolve_sessions(&args.sessions, &args.find, false)?;
+    let pi = PiSettings::new();
+    let paths = crate::discovery::resolve_sessions(&args.sessions, &args.find, false, &pi)?;
+    // One after the other: a path given twice finds its first undo already appended.
+    let run = batch::run(paths, Order::Sequential, |p| undo_one(p, args.force));
+    let many = run.many();
     let mut docs = Vec::new();
-    let mut first_err = None;
-    for p in &paths {
-        match undo_one(p, args.force) {
+    let mut errors = Vec::new();
+    for (path, res) in run.paths.iter().zip(run.results) {
+        match res {
             Ok(r) => {
-                printer.out(&if paths.len() > 1 {
-                    format!("{}: {}", r.path, r.summary)
+                printer.out(&if many {
+                    crate::report::undo::render_row(&r)
                 } else {
                     r.summary.clone()
                 });
                 docs.push(serde_json::to_value(&r)?);
             }
             Err(e) => {
-                if paths.len() > 1 {
+                if many {
                     printer.error(&format!("{e:#}"));
                 }
-                docs.push(json!({"path": p.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(&e) as u8}));
-                first_err.get_or_insert(e);
+                docs.push(crate::report::failed_doc(path, &e));
+                errors.push(e);
             }
         }
     }
-    if paths.len() > 1 {
-        printer.json_doc(&json!({"schemaVersion": 1, "sessions": docs}));
+    if many {
+        printer.json_doc(&crate::report::envelope(docs));
     } else if let Some(d) = docs.into_iter().next() {
         printer.json_doc(&d);
     }
-    match first_err {
+    // undo keeps its own observable rule: the first failed session's error, even among many.
+    match errors.into_iter().next() {
         Some(e) => Err(e),
         None => Ok(()),
     }

@@ -3,7 +3,7 @@
 //! summary is within 5% under the budget.
 //!
 //! The skeleton — title, keep-windows of user and assistant text, pins, the carried previous
-//! summary, aggregated drop lines — is rendered at the richest [`LEVELS`] entry whose size is at
+//! summary, aggregated drop lines — is rendered at the richest `LEVELS` entry whose size is at
 //! most [`SKELETON_SHARE`] of the budget (else the first that fits at all, else the last); the
 //! rest of the budget goes to the lines with the most value per char. Levels shrink in this
 //! stated order, each keeping the previous ones' cuts:

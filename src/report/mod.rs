@@ -1,0 +1,51 @@
+//! Stage 5: reports — every `--json` wire type and every human rendering of `status`,
+//! `shake` / `dry-run`, `undo` and the multi-session envelope. Plain data in, text or JSON out;
+//! the printer ([`crate::output`]) is the only thing that writes it.
+
+pub mod shake;
+pub mod status;
+pub mod undo;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub use crate::jscompat::js_number;
+
+/// `812 B`, `8.5 KB`, `1.2 MB` (binary units).
+pub fn human_size(bytes: u64) -> String {
+    const K: f64 = 1024.0;
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if b < K * K {
+        format!("{:.1} KB", b / K)
+    } else if b < K * K * K {
+        format!("{:.1} MB", b / (K * K))
+    } else {
+        format!("{:.1} GB", b / (K * K * K))
+    }
+}
+
+/// The JSON document of one session that failed: its path, the error and its exit code.
+pub fn failed_doc(path: &Path, e: &anyhow::Error) -> Value {
+    json!({"path": path.display().to_string(), "error": format!("{e:#}"), "exitCode": crate::error::exit_code_of(e) as u8})
+}
+
+/// The multi-session envelope: `{"schemaVersion": 1, "sessions": [...]}`, in input order.
+pub fn envelope(docs: Vec<Value>) -> Value {
+    json!({"schemaVersion": 1, "sessions": docs})
+}
