@@ -19,14 +19,11 @@
 
 pub mod budget;
 pub mod cut;
-mod estimate;
 pub mod fit;
-pub mod questions;
 pub mod region;
 pub mod render;
 pub mod report;
 pub mod state;
-pub mod text;
 
 #[cfg(test)]
 mod tests;
@@ -34,9 +31,10 @@ mod tests;
 use anyhow::Result;
 use serde_json::{Map, Value, json};
 
+pub use crate::jscompat::estimate_request_tokens;
+pub use crate::score::questions::{self, TEMPLATE};
+pub use crate::text;
 pub use cut::{Cut, CutOutcome};
-pub use estimate::estimate_request_tokens;
-pub use questions::TEMPLATE;
 pub use region::{Pin, normalised_args, same_key};
 pub use report::{Action, Counts, PairReport, PlanReport, Sizes};
 
