@@ -8,7 +8,12 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::score::NoProgress;
+use crate::projection::Projection;
+use crate::score::offline::Heuristic;
+use crate::score::{NoProgress, Progress, Scorer, ScorerError};
+use crate::session::Session;
+use crate::tree::Tree;
+use crate::wall::Wall;
 
 const KEEPS: [u64; 4] = [20_000, 5_000, 2_000, 500];
 
