@@ -11,7 +11,7 @@ use super::{CompactOptions, Fetch, Outcome, Prepared, budget, cut, fit, question
 use super::{CutOutcome, estimate_request_tokens};
 use crate::projection::{Overlays, Projection, materialize};
 use crate::score::{PairData, ScoreRequest};
-use crate::session::Session;
+use crate::session::{Role, Session};
 use crate::tree::Tree;
 use crate::wall::Wall;
 
@@ -21,10 +21,9 @@ pub fn replay_system_message(msgs: &[Value]) -> Option<Value> {
     let mut sections: Vec<(String, Value)> = Vec::new();
     let mut tools: Vec<(String, Value)> = Vec::new();
     let mut timestamp: Option<Value> = None;
-    for m in msgs
-        .iter()
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("system"))
-    {
+    for m in msgs.iter().filter(|m| {
+        m.get("role").and_then(Value::as_str).map(Role::parse_str) == Some(Role::System)
+    }) {
         if timestamp.is_none() {
             timestamp = m.get("timestamp").filter(|t| !t.is_null()).cloned();
         }
@@ -82,7 +81,7 @@ pub fn replay_system_message(msgs: &[Value]) -> Option<Value> {
         return None;
     }
     let mut out = Map::new();
-    out.insert("role".into(), json!("system"));
+    out.insert("role".into(), json!(Role::System.as_str()));
     out.insert("content".into(), Value::String(content.join("\n\n")));
     if !sections.is_empty() {
         out.insert(
@@ -292,7 +291,7 @@ pub fn prepare(
     // System messages, as projected (pi replays them into the entry).
     let mut sys_msgs = Vec::new();
     for (pos, pe) in p.entries.iter().enumerate() {
-        if pe.messages.iter().any(|m| m.role == "system") {
+        if pe.messages.iter().any(|m| m.kind == Role::System) {
             sys_msgs.extend(materialize(s, p, wall, Overlays::AsProjected, pos, fetch)?);
         }
     }
@@ -307,7 +306,7 @@ pub fn prepare(
                 )
             })
             .flat_map(|pe| pe.messages.iter())
-            .filter(|m| m.role != "system")
+            .filter(|m| m.kind != Role::System)
             .map(|m| m.tokens0())
             .sum()
     };

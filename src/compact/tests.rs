@@ -11,7 +11,7 @@ use super::*;
 use crate::projection::Projection;
 use crate::score::offline::Heuristic;
 use crate::score::{NoProgress, Progress, Scorer, ScorerError};
-use crate::session::Session;
+use crate::session::{Role, Session};
 use crate::tree::Tree;
 use crate::wall::Wall;
 
@@ -152,7 +152,7 @@ fn messages_in(l: &Loaded, r: std::ops::Range<usize>) -> usize {
             )
         })
         .flat_map(|pe| pe.messages.iter())
-        .filter(|m| m.role != "system")
+        .filter(|m| m.kind != Role::System)
         .count()
 }
 
@@ -306,7 +306,7 @@ fn end_to_end_pi_honours_our_compaction() {
                     .flat_map(|pe| {
                         pe.messages
                             .iter()
-                            .filter(|m| m.role != "system")
+                            .filter(|m| m.kind != Role::System)
                             .map(|_| l.s.entries[pe.idx].id_str().to_string())
                             .collect::<Vec<_>>()
                     })

@@ -8,6 +8,7 @@ use crate::compact::budget::BudgetSpec;
 use crate::compact::{self, CompactOptions};
 use crate::error::{Fault, FaultKind};
 use crate::load::Loaded;
+use crate::session::Role;
 
 /// The options for `args` on the loaded session.
 pub(super) fn resolve(args: &CompactArgs, l: &Loaded) -> Result<CompactOptions> {
@@ -85,7 +86,7 @@ fn last_model(l: &Loaded) -> Option<String> {
                 provider: Some(p),
                 model_id: Some(id),
             } => m = Some(format!("{p}/{id}")),
-            crate::session::Body::Message(msg) if msg.role_name == "assistant" => {
+            crate::session::Body::Message(msg) if msg.role == Some(Role::Assistant) => {
                 if let (Some(p), Some(id)) = (&msg.provider, &msg.model) {
                     m = Some(format!("{p}/{id}"));
                 }
