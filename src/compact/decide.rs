@@ -232,9 +232,9 @@ pub fn plan(
         }
     };
     let notes = scorer.notes();
-    let offline_used = name == offline::NAME
-        || name.ends_with(&format!("+ {}", offline::NAME))
-        || scores.iter().any(|s| s.source == ScoreSource::Offline);
+    // The heuristic's signals are only reported beside offline scores, so they are computed
+    // exactly when a score says it came from the heuristic (the offline scorer, a fallback).
+    let offline_used = scores.iter().any(|s| s.source == ScoreSource::Offline);
     let signals = offline_used.then(|| Heuristic.explain(&prep.request));
     if name.is_empty() {
         name = offline::NAME.to_string();
