@@ -32,6 +32,7 @@ pub mod score;
 pub mod session;
 pub mod settings;
 pub mod shakelog;
+pub mod text;
 pub mod tree;
 pub mod wall;
 pub mod writer;

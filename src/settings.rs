@@ -307,7 +307,6 @@ pub fn shake_runs(scope: &[ScopeArg], dry: bool) -> Vec<Vec<Scope>> {
     }
 }
 
-
 /// `shake.compact.targetRatio` and `shake.compact.maxSummaryTokens` from pi's settings (the
 /// project's over the agent directory's). An invalid value is a usage error naming the key.
 pub fn compact_budget(session_cwd: Option<&str>) -> Result<(Option<f64>, Option<u64>)> {

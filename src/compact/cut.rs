@@ -6,7 +6,7 @@
 //! comes from `session.entries[idx].body`. Pure: no I/O.
 
 use crate::projection::{PEntry, Projection};
-use crate::session::{Body, Replacement, Session};
+use crate::session::{Body, Replacement, Role, Session};
 use crate::tree::Tree;
 
 /// Where pi would cut, and what it would summarize.
@@ -52,19 +52,24 @@ fn is_compaction(s: &Session, pe: &PEntry) -> bool {
     matches!(s.entries[pe.idx].body, Body::Compaction { .. })
 }
 
-fn cut_role(r: &str) -> bool {
+fn cut_role(r: Role) -> bool {
     matches!(
         r,
-        "user" | "assistant" | "bashExecution" | "custom" | "branchSummary" | "compactionSummary"
+        Role::User
+            | Role::Assistant
+            | Role::BashExecution
+            | Role::Custom
+            | Role::BranchSummary
+            | Role::CompactionSummary
     )
 }
 
-fn turn_start_role(r: &str) -> bool {
-    cut_role(r) && r != "assistant"
+fn turn_start_role(r: Role) -> bool {
+    cut_role(r) && r != Role::Assistant
 }
 
 fn is_turn_start(s: &Session, pe: &PEntry) -> bool {
-    !is_compaction(s, pe) && pe.messages.iter().any(|m| turn_start_role(&m.role))
+    !is_compaction(s, pe) && pe.messages.iter().any(|m| turn_start_role(m.kind))
 }
 
 /// Whether the raw entry yields messages (`sessionEntryToContextMessages(entry).length > 0`).
@@ -91,7 +96,7 @@ fn find_projected_cut_point(
     keep: u64,
 ) -> (usize, Option<usize>, bool) {
     let cuts: Vec<usize> = (start..end)
-        .filter(|&i| !is_compaction(s, &e[i]) && e[i].messages.iter().any(|m| cut_role(&m.role)))
+        .filter(|&i| !is_compaction(s, &e[i]) && e[i].messages.iter().any(|m| cut_role(m.kind)))
         .collect();
     let Some(&first_cut) = cuts.first() else {
         return (start, None, false);
@@ -142,7 +147,7 @@ fn find_projected_cut_point(
         && suffix.iter().any(|pe| {
             s.entries[pe.idx]
                 .msg()
-                .is_some_and(|m| m.role_name == "assistant")
+                .is_some_and(|m| m.role == Some(Role::Assistant))
                 && omitted(pe)
         })
         && suffix
@@ -261,7 +266,7 @@ fn finish(
     };
     let has_messages = |r: std::ops::Range<usize>| {
         e[r].iter()
-            .any(|pe| !is_compaction(s, pe) && pe.messages.iter().any(|m| m.role != "system"))
+            .any(|pe| !is_compaction(s, pe) && pe.messages.iter().any(|m| m.kind != Role::System))
     };
     let prefix = if split {
         turn_start.unwrap_or(cut)..cut

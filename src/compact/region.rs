@@ -4,6 +4,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::session::Role;
+
+pub use crate::score::pair::{normalised_args, same_key};
+
 /// One content block, as far as compaction cares.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Block {
@@ -115,17 +119,17 @@ pub fn text_of(blocks: &[Block]) -> String {
 pub fn parse_message(pos: usize, entry_id: &str, m: &Value) -> Option<RMsg> {
     let role = m.get("role").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let kind = match role {
-        "system" | "compactionSummary" => return None,
-        "user" => Kind::User(blocks_of(m.get("content"))),
-        "assistant" => Kind::Assistant(blocks_of(m.get("content"))),
-        "toolResult" => Kind::ToolResult {
+    let kind = match Role::parse_str(role) {
+        Role::System | Role::CompactionSummary => return None,
+        Role::User => Kind::User(blocks_of(m.get("content"))),
+        Role::Assistant => Kind::Assistant(blocks_of(m.get("content"))),
+        Role::ToolResult => Kind::ToolResult {
             call_id: s("toolCallId"),
             tool: s("toolName"),
             blocks: blocks_of(m.get("content")),
             is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
         },
-        "bashExecution" => Kind::Bash {
+        Role::BashExecution => Kind::Bash {
             command: s("command"),
             output: s("output"),
             exit_code: m.get("exitCode").and_then(Value::as_i64),
@@ -134,12 +138,12 @@ pub fn parse_message(pos: usize, entry_id: &str, m: &Value) -> Option<RMsg> {
                 .get("excludeFromContext")
                 .is_some_and(|v| !crate::jscompat::js_is_falsy(v)),
         },
-        "custom" => Kind::Custom {
+        Role::Custom => Kind::Custom {
             custom_type: s("customType"),
             blocks: blocks_of(m.get("content")),
         },
-        "branchSummary" => Kind::BranchSummary(s("summary")),
-        other => Kind::Other(other.to_string()),
+        Role::BranchSummary => Kind::BranchSummary(s("summary")),
+        Role::Other => Kind::Other(role.to_string()),
     };
     Some(RMsg {
         pos,
@@ -328,45 +332,6 @@ impl Pin {
             Pin::GitMutation => "gitMutation",
         }
     }
-}
-
-/// The same-key rule: tool + `path` for read/edit/write, tool + exact `command` for bash,
-/// tool + normalised arguments otherwise.
-pub fn same_key(tool: &str, args: &Value) -> String {
-    match tool {
-        "read" | "edit" | "write" => {
-            format!(
-                "{tool}\u{0}{}",
-                args.get("path").and_then(Value::as_str).unwrap_or("")
-            )
-        }
-        "bash" => format!(
-            "{tool}\u{0}{}",
-            args.get("command").and_then(Value::as_str).unwrap_or("")
-        ),
-        _ => format!("{tool}\u{0}{}", normalised_args(args)),
-    }
-}
-
-/// Arguments with keys sorted and string values trimmed, serialised compactly.
-pub fn normalised_args(args: &Value) -> String {
-    fn norm(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                let mut out = serde_json::Map::new();
-                for k in keys {
-                    out.insert(k.clone(), norm(&m[k]));
-                }
-                Value::Object(out)
-            }
-            Value::Array(a) => Value::Array(a.iter().map(norm).collect()),
-            Value::String(s) => Value::String(s.trim().to_string()),
-            other => other.clone(),
-        }
-    }
-    norm(args).to_string()
 }
 
 const GIT_MUTATIONS: &[&str] = &[

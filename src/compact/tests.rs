@@ -8,7 +8,12 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::score::NoProgress;
+use crate::projection::Projection;
+use crate::score::offline::Heuristic;
+use crate::score::{NoProgress, Progress, ScoreSource, Scorer, ScorerError};
+use crate::session::{Role, Session};
+use crate::tree::Tree;
+use crate::wall::Wall;
 
 const KEEPS: [u64; 4] = [20_000, 5_000, 2_000, 500];
 
@@ -147,7 +152,7 @@ fn messages_in(l: &Loaded, r: std::ops::Range<usize>) -> usize {
             )
         })
         .flat_map(|pe| pe.messages.iter())
-        .filter(|m| m.role != "system")
+        .filter(|m| m.kind != Role::System)
         .count()
 }
 
@@ -301,7 +306,7 @@ fn end_to_end_pi_honours_our_compaction() {
                     .flat_map(|pe| {
                         pe.messages
                             .iter()
-                            .filter(|m| m.role != "system")
+                            .filter(|m| m.kind != Role::System)
                             .map(|_| l.s.entries[pe.idx].id_str().to_string())
                             .collect::<Vec<_>>()
                     })
@@ -775,6 +780,84 @@ fn golden_offline_scores_and_replay_round_trip() {
     assert!(again.scorer.starts_with("replay ("));
     let actions = |p: &CompactPlan| p.pairs.iter().map(|x| x.action).collect::<Vec<_>>();
     assert_eq!(actions(&again), actions(&plan));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Scores the first `n` probes, then fails (a scorer that died half-way).
+struct HalfThenFail(usize);
+
+impl Scorer for HalfThenFail {
+    fn name(&self) -> String {
+        "half-test".into()
+    }
+    fn score(&self, req: &ScoreRequest, _: &dyn Progress) -> Result<Vec<PairScore>, ScorerError> {
+        let partial = req
+            .probes
+            .iter()
+            .take(self.0)
+            .map(|p| PairScore {
+                pair_id: p.pair.pair_id.clone(),
+                useful: 0.9,
+                full: 0.9,
+                source: crate::score::ScoreSource::Jev,
+                model: None,
+            })
+            .collect();
+        Err(ScorerError {
+            status: None,
+            kind: "timeout".into(),
+            request_id: None,
+            message: "test".into(),
+            partial,
+        })
+    }
+}
+
+#[test]
+fn offline_fallback_reports_signals_beside_offline_scores_only() {
+    let dir = std::env::temp_dir().join(format!("pi-shake-fallback-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("golden.jsonl");
+    std::fs::write(&path, golden_session()).unwrap();
+    let l = load(&path);
+    let s = &l.s;
+    let o = CompactOptions {
+        on_scorer_error_offline: true,
+        ..opts(5)
+    };
+    let Outcome::Ready(plan) = plan(
+        &l.s,
+        &l.t,
+        &l.p,
+        Some(&l.w),
+        &o,
+        &HalfThenFail(2),
+        &NoProgress,
+        &mut |i| s.read_value(i),
+    )
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(plan.scorer, "half-test + heuristic-v2");
+    let scored: Vec<&PairReport> = plan.pairs.iter().filter(|p| p.useful.is_some()).collect();
+    let jev = scored
+        .iter()
+        .filter(|p| p.source == Some(ScoreSource::Jev))
+        .count();
+    let offline = scored
+        .iter()
+        .filter(|p| p.source == Some(ScoreSource::Offline))
+        .count();
+    assert_eq!(jev, 2);
+    assert!(offline > 0);
+    for p in &scored {
+        assert_eq!(
+            p.signals.is_some(),
+            p.source == Some(ScoreSource::Offline),
+            "{}",
+            p.id
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -73,7 +73,7 @@ mod number;
 mod text;
 
 pub use date::{epoch_ms_to_iso, iso_millis_to_epoch_ms};
-pub use estimate::{text_tokens, tokens_from_chars};
+pub use estimate::{estimate_request_tokens, text_tokens, tokens_from_chars};
 pub use len::{SMALL_OBJECT_KEYS, StringifyLen, Utf16Len, json_str_len, stringify_len, utf16_len};
 pub use lenient::{
     count_lone_surrogate_escapes_in_strings, from_str_lenient, parse_lenient,

@@ -1,7 +1,7 @@
 //! Batching of probes into requests under the Jev size limits (`docs/jev.md#batching`), done once
 //! above the wire adapters.
 //!
-//! All sizes are *estimated* tokens, from [`crate::compact::estimate_request_tokens`] (the
+//! All sizes are *estimated* tokens, from [`crate::jscompat::estimate_request_tokens`] (the
 //! conservative character-class estimator) and the request's own `state_tokens` / `est_tokens`.
 //! For each request:
 //!
@@ -10,7 +10,7 @@
 //! - (c) state + Σ questions + 200 envelope ≤ 64,000 × 0.95.
 //!
 //! [`fit`] first re-renders a pair whose questions do not fit in a request of their own with
-//! smaller windows, down the ladder of [`crate::compact::questions::LADDER`] (`docs/jev.md#batching`); a
+//! smaller windows, down the ladder of [`crate::score::questions::LADDER`] (`docs/jev.md#batching`); a
 //! pair that does not fit even at the smallest windows is left out (the scorers score it
 //! offline and say so). [`pack`] then packs by first-fit decreasing with both questions of a
 //! pair in the same batch. Splitting on 413 / size-related 422 happens in the engine (`http`),
@@ -21,8 +21,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::compact::estimate_request_tokens;
-use crate::compact::questions::{self, LADDER};
+use crate::jscompat::estimate_request_tokens;
+use crate::score::questions::{self, LADDER};
 
 use super::{OfflinePair, PairProbe, ScoreRequest, ScorerError, Shrunk};
 

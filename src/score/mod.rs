@@ -13,7 +13,9 @@ pub mod http;
 pub mod jev;
 pub mod notes;
 pub mod offline;
+pub mod pair;
 pub mod progress;
+pub mod questions;
 pub mod replay;
 
 use serde::{Deserialize, Serialize};

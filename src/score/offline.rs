@@ -371,7 +371,7 @@ fn line_signals(
     if best <= 0.0 {
         return (0.0, 0.0);
     }
-    let (h, t, gone) = crate::compact::text::stub(output, STUB_FRACTION, STUB_CAP);
+    let (h, t, gone) = crate::text::stub(output, STUB_FRACTION, STUB_CAP);
     let mut mid = 0.0;
     if gone > 0 {
         let (hl, tl) = (h.chars().count(), t.chars().count());
@@ -444,17 +444,11 @@ impl Heuristic {
         let kept = req.kept_context.join("\n");
         let keys: Vec<String> = pairs
             .iter()
-            .map(|p| crate::compact::same_key(&p.tool, &p.args))
+            .map(|p| super::pair::same_key(&p.tool, &p.args))
             .collect();
         let norm: Vec<String> = pairs
             .iter()
-            .map(|p| {
-                format!(
-                    "{}\u{0}{}",
-                    p.tool,
-                    crate::compact::normalised_args(&p.args)
-                )
-            })
+            .map(|p| format!("{}\u{0}{}", p.tool, super::pair::normalised_args(&p.args)))
             .collect();
         let paths: Vec<BTreeSet<String>> = pairs.iter().map(|p| paths_of(p)).collect();
         let mut out = Vec::with_capacity(n);

@@ -8,8 +8,8 @@
 use crate::report::thousands;
 use crate::score::{PairData, PairProbe};
 
-use super::estimate_request_tokens;
-use super::text::{
+use crate::jscompat::estimate_request_tokens;
+use crate::text::{
     Windows, byte_at, cap_middle, clen, head as text_head, tail as text_tail, windows,
 };
 

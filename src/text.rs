@@ -1,5 +1,5 @@
-//! Text slicing for compaction: keep-windows, stubs, caps and question windows. All cuts are on
-//! char boundaries; lengths are in chars (Unicode scalar values). Pure.
+//! Text slicing shared by compaction and the scorers: keep-windows, stubs, caps and question
+//! windows. All cuts are on char boundaries; lengths are in chars (Unicode scalar values). Pure.
 
 /// Number of chars.
 pub fn clen(s: &str) -> usize {

@@ -1,0 +1,264 @@
+//! Steps 5–6 of the compaction: the scorer's answers → keep / stub / drop at the threshold
+//! ([`finish`]), the whole pipeline with the budgeted path and the offline fallback ([`plan`]).
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::region::Pin;
+use super::{
+    Action, CompactOptions, CompactPlan, Counts, Fetch, Outcome, PairReport, Prepared, Sizes,
+    count_batches, fit, prepare, pruner, render, text,
+};
+use crate::projection::Projection;
+use crate::score::offline::{self, Heuristic, Signals};
+use crate::score::{
+    PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError,
+};
+use crate::session::Session;
+use crate::tree::Tree;
+use crate::wall::Wall;
+
+/// Steps 5–6: scores → actions, render, sizes.
+pub fn finish(
+    prep: Prepared,
+    scorer: String,
+    planned_requests: usize,
+    scores: Vec<PairScore>,
+    signals: Option<Vec<Signals>>,
+) -> Result<CompactPlan> {
+    let o = &prep.options;
+    let mut reports = Vec::with_capacity(prep.pairs.len());
+    let mut actions = Vec::with_capacity(prep.pairs.len());
+    let probe_map: std::collections::HashMap<&str, u64> = prep
+        .request
+        .probes
+        .iter()
+        .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
+        .collect();
+    let probe_tokens = |id: &str| probe_map.get(id).copied().unwrap_or(0);
+    let score_map: std::collections::HashMap<&str, &PairScore> =
+        scores.iter().map(|s| (s.pair_id.as_str(), s)).collect();
+    let signal_map: std::collections::HashMap<&str, &Signals> = signals
+        .iter()
+        .flatten()
+        .map(|s| (s.pair_id.as_str(), s))
+        .collect();
+    for (i, pair) in prep.pairs.iter().enumerate() {
+        let id = pair.id();
+        let score = score_map.get(id.as_str()).copied();
+        let action = if prep.pins[i].is_some() {
+            Action::Pinned
+        } else if pair.result_msg.is_none() {
+            Action::Unpaired
+        } else {
+            let Some(sc) = score else {
+                anyhow::bail!("the scorer returned no score for pair {id}");
+            };
+            if sc.useful < o.threshold {
+                Action::Drop
+            } else if sc.full >= o.threshold {
+                Action::Keep
+            } else {
+                Action::Stub
+            }
+        };
+        actions.push(action);
+        let scored = matches!(action, Action::Keep | Action::Stub | Action::Drop);
+        reports.push(PairReport {
+            id: id.clone(),
+            tool: pair.tool.clone(),
+            call_entry: prep.msgs[pair.call_msg].entry_id.clone(),
+            result_entry: pair.result_msg.map(|j| prep.msgs[j].entry_id.clone()),
+            output_chars: text::clen(&pair.output),
+            is_error: pair.is_error,
+            action,
+            pin: prep.pins[i],
+            useful: score.filter(|_| scored).map(|s| s.useful),
+            full: score.filter(|_| scored).map(|s| s.full),
+            source: score.filter(|_| scored).map(|s| s.source),
+            model: score.filter(|_| scored).and_then(|s| s.model.clone()),
+            signals: signal_map
+                .get(id.as_str())
+                .filter(|_| {
+                    scored && score.is_some_and(|s| s.source == crate::score::ScoreSource::Offline)
+                })
+                .map(|x| serde_json::to_value(x).unwrap_or(Value::Null)),
+            lines: None,
+            question_tokens: probe_tokens(&id),
+        });
+    }
+    let decided: Vec<render::Decided<'_>> = prep
+        .pairs
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let action = actions[i];
+            let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
+            let body = match (action, prep.pins[i]) {
+                (Action::Drop, _) => None,
+                (_, Some(Pin::EditWrite)) => Some((String::new(), out.to_string())),
+                (_, Some(pin)) => Some(render::pin_body(out, pin, o.git_head, usize::MAX)),
+                (Action::Keep | Action::Stub, None) => Some(render::threshold_body(
+                    &pair.output,
+                    action,
+                    o.stub_fraction,
+                    o.stub_cap,
+                )),
+                _ => None,
+            };
+            render::Decided {
+                pair,
+                action,
+                pin: prep.pins[i],
+                body,
+            }
+        })
+        .collect();
+    let ro = render::RenderOptions {
+        user_whole: o.text_whole,
+        user_window: o.text_window,
+        text_whole: o.text_whole,
+        text_window: o.text_window,
+        edit_head: o.edit_head,
+        write_body_max: o.write_body_max,
+        pin_bodies: true,
+        drop_notes: true,
+        breadcrumbs: o.breadcrumbs,
+        carried_cap: usize::MAX,
+        short_title: false,
+        pruner: pruner(),
+        scorer: scorer.clone(),
+    };
+    let summary = render::render(&prep.msgs, &decided, prep.previous_summary.as_deref(), &ro);
+    let summary_tokens = crate::jscompat::text_tokens(&summary);
+    let counts = Counts::of(&reports, prep.user_messages);
+    let mut warnings = Vec::new();
+    if summary_tokens >= prep.region_tokens {
+        warnings.push(format!(
+            "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
+            crate::report::thousands(summary_tokens),
+            crate::report::thousands(prep.region_tokens)
+        ));
+    }
+    let sizes = Sizes {
+        region_before: prep.region_tokens,
+        region_after: summary_tokens,
+        context_before: prep.cut.tokens_before,
+        context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
+        context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
+        state_tokens: prep.request.state_tokens,
+        state_chars: prep.request.state_json.chars().count(),
+        question_tokens: prep.request.probes.iter().map(|p| p.est_tokens).sum(),
+    };
+    let batches = count_batches(&prep.request, o.request_budget);
+    Ok(CompactPlan {
+        cut: prep.cut,
+        scorer,
+        summary,
+        system_message: prep.system_message,
+        pairs: reports,
+        counts,
+        sizes,
+        batches,
+        planned_requests,
+        state_caps: prep.state_caps,
+        state_fit_steps: prep.state_fit_steps,
+        threshold: o.threshold,
+        request: prep.request,
+        scores,
+        warnings,
+        notes: ScoreNotes::default(),
+        budget: None,
+    })
+}
+
+/// The whole pipeline: [`prepare`], score the unpinned pairs with `scorer`, [`finish`].
+///
+/// A scorer failure is returned as an [`anyhow::Error`] wrapping the [`ScorerError`] (downcast
+/// it for the exit code) unless `on_scorer_error_offline`, which scores the missing pairs with
+/// the offline heuristic.
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    wall: Option<&Wall>,
+    opts: &CompactOptions,
+    scorer: &dyn Scorer,
+    progress: &dyn Progress,
+    fetch: Fetch<'_>,
+) -> Result<Outcome<CompactPlan>> {
+    let prep = match prepare(s, t, p, wall, opts, fetch)? {
+        Outcome::Ready(p) => *p,
+        Outcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
+        Outcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
+    };
+    let name = scorer.name();
+    let planned = scorer.planned_requests(&prep.request);
+    if let Some(spec) = opts.budget.clone() {
+        // Under a budget the embedded scorer is the line selector itself; another scorer's
+        // answers become priors on its pairs.
+        let (priors, name) = if name == offline::NAME || prep.request.probes.is_empty() {
+            (Vec::new(), fit::NAME.to_string())
+        } else {
+            match scorer.score(&prep.request, progress) {
+                Ok(s) => (s, format!("{name}, fitted by {}", fit::NAME)),
+                Err(e) if opts.on_scorer_error_offline => (
+                    e.partial,
+                    format!("{name} (partial), fitted by {}", fit::NAME),
+                ),
+                Err(e) => return Err(anyhow::Error::new(e)),
+            }
+        };
+        let src = fit::Source {
+            session: s,
+            projection: p,
+            wall,
+            fetch,
+        };
+        let mut plan = fit::finish(prep, &spec, name, planned, priors, src)?;
+        let notes = scorer.notes();
+        plan.warnings.extend(notes.warnings.iter().cloned());
+        plan.notes = notes;
+        return Ok(Outcome::Ready(Box::new(plan)));
+    }
+    let (scores, mut name) = if prep.request.probes.is_empty() {
+        (Vec::new(), name)
+    } else {
+        match scorer.score(&prep.request, progress) {
+            Ok(s) => (s, name),
+            Err(e) if opts.on_scorer_error_offline => fallback(&prep.request, e, name),
+            Err(e) => return Err(anyhow::Error::new(e)),
+        }
+    };
+    let notes = scorer.notes();
+    // The heuristic's signals are only reported beside offline scores, so they are computed
+    // exactly when a score says it came from the heuristic (the offline scorer, a fallback).
+    let offline_used = scores.iter().any(|s| s.source == ScoreSource::Offline);
+    let signals = offline_used.then(|| Heuristic.explain(&prep.request));
+    if name.is_empty() {
+        name = offline::NAME.to_string();
+    }
+    let mut plan = finish(prep, name, planned, scores, signals)?;
+    plan.warnings.extend(notes.warnings.iter().cloned());
+    plan.notes = notes;
+    Ok(Outcome::Ready(Box::new(plan)))
+}
+
+fn fallback(req: &ScoreRequest, e: ScorerError, name: String) -> (Vec<PairScore>, String) {
+    let mut scores = e.partial;
+    let have: std::collections::BTreeSet<String> =
+        scores.iter().map(|s| s.pair_id.clone()).collect();
+    for sig in Heuristic.explain(req) {
+        if !have.contains(&sig.pair_id) {
+            scores.push(PairScore {
+                pair_id: sig.pair_id,
+                useful: sig.useful,
+                full: sig.full,
+                source: crate::score::ScoreSource::Offline,
+                model: None,
+            });
+        }
+    }
+    (scores, format!("{name} + {}", offline::NAME))
+}

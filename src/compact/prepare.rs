@@ -1,0 +1,503 @@
+//! Steps 1–4 of the compaction, up to the scorer ([`prepare`]): pi's cut, the region read
+//! through pi-shake's folds, pairs and pins, the shared state and the questions; and the
+//! system-message replay pi writes into the entry. Pure apart from `fetch` and the workspace
+//! read.
+
+use anyhow::Result;
+use serde_json::{Map, Value, json};
+
+use super::region::{self, Kind, RMsg};
+use super::{CompactOptions, Fetch, Outcome, Prepared, budget, cut, fit, questions, state, text};
+use super::{CutOutcome, estimate_request_tokens};
+use crate::projection::{Overlays, Projection, materialize};
+use crate::score::{PairData, ScoreRequest};
+use crate::session::{Role, Session};
+use crate::tree::Tree;
+use crate::wall::Wall;
+
+/// pi-ai's `getCurrentSystemMessage` over materialized messages (system ones only are read).
+pub fn replay_system_message(msgs: &[Value]) -> Option<Value> {
+    let mut content: Vec<String> = Vec::new();
+    let mut sections: Vec<(String, Value)> = Vec::new();
+    let mut tools: Vec<(String, Value)> = Vec::new();
+    let mut timestamp: Option<Value> = None;
+    for m in msgs.iter().filter(|m| {
+        m.get("role").and_then(Value::as_str).map(Role::parse_str) == Some(Role::System)
+    }) {
+        if timestamp.is_none() {
+            timestamp = m.get("timestamp").filter(|t| !t.is_null()).cloned();
+        }
+        let text = match m.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| {
+                    b.get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        if !text.is_empty() {
+            content.push(text);
+        }
+        if let Some(Value::Object(secs)) = m.get("sections") {
+            for (k, v) in secs {
+                if v.is_null() {
+                    sections.retain(|(n, _)| n != k);
+                } else if let Some(slot) = sections.iter_mut().find(|(n, _)| n == k) {
+                    slot.1 = v.clone();
+                } else {
+                    sections.push((k.clone(), v.clone()));
+                }
+            }
+        }
+        if let Some(Value::Array(removed)) = m.get("toolsRemoved") {
+            for t in removed {
+                let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+                tools.retain(|(n, _)| n != name);
+            }
+        }
+        if let Some(Value::Array(added)) = m.get("toolsAdded") {
+            for t in added {
+                let name = t
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if let Some(slot) = tools.iter_mut().find(|(n, _)| *n == name) {
+                    slot.1 = t.clone();
+                } else {
+                    tools.push((name, t.clone()));
+                }
+            }
+        }
+    }
+    if timestamp.is_none() && tools.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("role".into(), json!(Role::System.as_str()));
+    out.insert("content".into(), Value::String(content.join("\n\n")));
+    if !sections.is_empty() {
+        out.insert(
+            "sections".into(),
+            Value::Object(sections.into_iter().collect()),
+        );
+    }
+    if !tools.is_empty() {
+        out.insert(
+            "toolsAdded".into(),
+            Value::Array(tools.into_iter().map(|(_, t)| t).collect()),
+        );
+    }
+    out.insert("timestamp".into(), timestamp.unwrap_or(json!(0)));
+    Some(Value::Object(out))
+}
+
+fn entry_id(s: &Session, idx: usize) -> String {
+    s.entries[idx]
+        .id
+        .as_ref()
+        .map(|k| k.display().to_string())
+        .unwrap_or_default()
+}
+
+/// Materialize positions `range` (read through pi-shake's folds) into region messages. With an
+/// extractor, every tool result's line features are computed (by message index) and, when `lite`,
+/// the text of results whose call is in the range is dropped (rendering re-reads it).
+fn read_messages(
+    s: &Session,
+    p: &Projection,
+    wall: Option<&Wall>,
+    range: std::ops::Range<usize>,
+    fetch: Fetch<'_>,
+    mut extract: Option<(
+        &mut budget::Extractor,
+        &mut Vec<Option<budget::OutFeat>>,
+        bool,
+    )>,
+) -> Result<Vec<RMsg>> {
+    let mut out = Vec::new();
+    let mut calls: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for pos in range {
+        let idx = p.entries[pos].idx;
+        if matches!(s.entries[idx].body, crate::session::Body::Compaction { .. }) {
+            continue;
+        }
+        let id = entry_id(s, idx);
+        for m in materialize(s, p, wall, Overlays::ThroughShake, pos, fetch)? {
+            if let Some(mut rm) = region::parse_message(pos, &id, &m) {
+                if let Some((ex, feats, lite)) = extract.as_mut() {
+                    feats.resize(out.len() + 1, None);
+                    match &mut rm.kind {
+                        Kind::Assistant(blocks) => {
+                            for b in blocks.iter() {
+                                if let region::Block::ToolCall { id, .. } = b {
+                                    calls.insert(id.clone());
+                                }
+                            }
+                        }
+                        Kind::ToolResult {
+                            blocks, call_id, ..
+                        } => {
+                            let text = region::text_of(blocks);
+                            let mut f = ex.features(&text);
+                            if *lite {
+                                f.win_tokens = estimate_request_tokens(&questions::render_windows(
+                                    &text,
+                                    questions::WHOLE_MAX,
+                                    questions::WINDOW,
+                                ));
+                            }
+                            feats[out.len()] = Some(f);
+                            if *lite && calls.contains(call_id.as_str()) {
+                                blocks.retain(|b| !matches!(b, region::Block::Text(_)));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                out.push(rm);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Re-read the output of pair `pair` (its result's text blocks, through pi-shake's folds).
+pub(crate) fn fetch_output(
+    s: &Session,
+    p: &Projection,
+    wall: Option<&Wall>,
+    pos: usize,
+    call_id: &str,
+    fetch: Fetch<'_>,
+) -> Result<String> {
+    let id = entry_id(s, p.entries[pos].idx);
+    for m in materialize(s, p, wall, Overlays::ThroughShake, pos, fetch)? {
+        if let Some(RMsg {
+            kind: Kind::ToolResult {
+                call_id: c, blocks, ..
+            },
+            ..
+        }) = region::parse_message(pos, &id, &m)
+            && c == call_id
+        {
+            return Ok(region::text_of(&blocks));
+        }
+    }
+    Ok(String::new())
+}
+
+/// Plain text of messages (for the offline scorer's kept context).
+fn plain_text(msgs: &[RMsg]) -> String {
+    let mut out = Vec::new();
+    for m in msgs {
+        match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } => out.push(region::text_of(b)),
+            Kind::Assistant(b) => {
+                out.push(region::text_of(b));
+                for blk in b {
+                    if let region::Block::ToolCall { name, args, .. } = blk {
+                        out.push(format!("{name} {args}"));
+                    }
+                }
+            }
+            Kind::ToolResult { blocks, .. } => out.push(region::text_of(blocks)),
+            Kind::Bash {
+                command, output, ..
+            } => out.push(format!("{command}\n{output}")),
+            Kind::BranchSummary(s) => out.push(s.clone()),
+            Kind::Other(_) => {}
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out.join("\n")
+}
+
+/// Steps 1–4 up to the scorer: cut, region, pins, pairs, state, questions.
+pub fn prepare(
+    s: &Session,
+    t: &Tree,
+    p: &Projection,
+    wall: Option<&Wall>,
+    opts: &CompactOptions,
+    fetch: Fetch<'_>,
+) -> Result<Outcome<Prepared>> {
+    let outcome = match &opts.first_kept_entry_id {
+        None => cut::prepare(s, t, p, opts.keep_recent_tokens),
+        Some(id) => cut::at(s, t, p, id, opts.keep_recent_tokens).ok_or_else(|| {
+            crate::error::Fault::new(
+                crate::error::FaultKind::Usage,
+                format!(
+                    "firstKeptEntryId {id} is not an entry of the active branch's context after the previous compaction"
+                ),
+            )
+        })?,
+    };
+    let cut = match outcome {
+        CutOutcome::Cut(c) => c,
+        CutOutcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
+        CutOutcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
+    };
+    let region = cut.region();
+    let end = p.entries.len();
+    // The kept part first: what the agent is doing now relates the region's strings to it.
+    let kept = read_messages(s, p, wall, cut.first_kept_pos..end, fetch, None)?;
+    let kept_text = plain_text(&kept);
+    let mut vocab = budget::Vocab::default();
+    vocab.add(&kept_text);
+    for m in &kept {
+        match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } => vocab.add_query(&region::text_of(b)),
+            Kind::Assistant(b) => {
+                vocab.add_query(&region::text_of(b));
+                for blk in b {
+                    if let region::Block::ToolCall { args, .. } = blk {
+                        vocab.add_query(&args.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // The user's compaction instructions (`/compact <text>`) are the newest prompt of all.
+    if let Some(text) = opts.instructions.as_deref() {
+        vocab.add(text);
+        vocab.add_query(text);
+    }
+    let mut extractor = budget::Extractor::new(vocab);
+    let mut msg_feats: Vec<Option<budget::OutFeat>> = Vec::new();
+    let msgs = read_messages(
+        s,
+        p,
+        wall,
+        region.clone(),
+        fetch,
+        Some((&mut extractor, &mut msg_feats, opts.lite)),
+    )?;
+    let previous_summary = match cut.previous {
+        Some(pos) => fetch(p.entries[pos].idx)?
+            .get("summary")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        None => None,
+    };
+    // System messages, as projected (pi replays them into the entry).
+    let mut sys_msgs = Vec::new();
+    for (pos, pe) in p.entries.iter().enumerate() {
+        if pe.messages.iter().any(|m| m.kind == Role::System) {
+            sys_msgs.extend(materialize(s, p, wall, Overlays::AsProjected, pos, fetch)?);
+        }
+    }
+    let system_message = replay_system_message(&sys_msgs);
+    let non_system = |r: std::ops::Range<usize>| -> u64 {
+        p.entries[r]
+            .iter()
+            .filter(|pe| {
+                !matches!(
+                    s.entries[pe.idx].body,
+                    crate::session::Body::Compaction { .. }
+                )
+            })
+            .flat_map(|pe| pe.messages.iter())
+            .filter(|m| m.kind != Role::System)
+            .map(|m| m.tokens0())
+            .sum()
+    };
+    let region_tokens = non_system(region.clone());
+    let kept_tokens = non_system(cut.first_kept_pos..end);
+    let system_tokens = crate::projection::replay_system_tokens(s, p);
+
+    // Steps 2–3: pairs and pins.
+    let mut pairs = region::pair_up(&msgs);
+    // Question ids from the call's line in the file (append-only, so stable across runs).
+    region::stable_ids(&mut pairs, |mi| {
+        msgs.get(mi)
+            .and_then(|m| p.entries.get(m.pos))
+            .map_or(0, |pe| s.entries[pe.idx].line)
+    });
+    let later = region::pair_up(&kept);
+    let pins = region::pins(&pairs, &later);
+    let facts = fit::pair_facts(&pairs, &later);
+    let mut feats: Vec<Option<budget::OutFeat>> = Vec::with_capacity(pairs.len());
+    for pair in pairs.iter_mut() {
+        let f = pair
+            .result_msg
+            .and_then(|j| msg_feats.get_mut(j).and_then(Option::take));
+        if let Some(f) = &f
+            && pair.output.is_empty()
+        {
+            pair.output_chars = f.chars;
+        }
+        feats.push(f);
+    }
+    drop(msg_feats);
+    let mut pin_outputs: Vec<Option<String>> = vec![None; pairs.len()];
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some()
+            && let Some(j) = pair.result_msg
+        {
+            pin_outputs[i] = Some(if pair.output.is_empty() && pair.output_chars > 0 {
+                fetch_output(s, p, wall, msgs[j].pos, &pair.call_id, fetch)?
+            } else {
+                pair.output.clone()
+            });
+        }
+    }
+    let user_messages = msgs
+        .iter()
+        .filter(|m| matches!(m.kind, Kind::User(_)))
+        .count();
+
+    // State.
+    let mut exchanges = region::exchanges(&msgs);
+    region::exchanges_cont(&mut exchanges, &kept);
+    if let Some(text) = opts
+        .instructions
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        exchanges.push(region::Exchange {
+            user: format!("Compaction instructions: {}", text.trim()),
+            assistant: String::new(),
+        });
+    }
+    let workspace = match (&s.header.cwd, opts.read_workspace) {
+        (Some(cwd), true) => state::read_workspace(cwd),
+        (Some(cwd), false) => state::Workspace {
+            name: std::path::Path::new(cwd)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ..Default::default()
+        },
+        (None, _) => state::Workspace::default(),
+    };
+    let inputs = state::StateInputs {
+        workspace,
+        first: exchanges.first().cloned(),
+        all: exchanges.clone(),
+        carried: previous_summary.clone(),
+    };
+    let fitted = state::fit(&inputs, opts.state_budget);
+
+    // Questions for the unpinned, paired pairs (lite: sized from the output windows only).
+    let mut probes = Vec::new();
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some() || pair.result_msg.is_none() {
+            continue;
+        }
+        let win = if opts.lite {
+            feats[i].as_ref().map_or(0, |f| f.win_tokens)
+        } else {
+            0
+        };
+        let mut probe = questions::probe(PairData {
+            pair_id: pair.id(),
+            index: i,
+            count: pairs.len(),
+            tool: pair.tool.clone(),
+            args: pair.args.clone(),
+            output: pair.output.clone(),
+            is_error: pair.is_error,
+            call_entry: msgs[pair.call_msg].entry_id.clone(),
+            result_entry: pair
+                .result_msg
+                .map(|j| msgs[j].entry_id.clone())
+                .unwrap_or_default(),
+        });
+        probe.est_tokens += 2 * win;
+        probes.push(probe);
+    }
+    // Kept context: state parts, the region's own words, pinned pairs, the kept tail.
+    let mut kept_context = Vec::new();
+    if let Some(f) = &fitted.state.first {
+        kept_context.push(format!("{}\n{}", f.user, f.assistant));
+    }
+    for x in &fitted.state.recent {
+        kept_context.push(format!("{}\n{}", x.user, x.assistant));
+    }
+    if let Some(c) = &fitted.state.carried {
+        kept_context.push(c.clone());
+    }
+    let words: Vec<RMsg> = msgs
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.kind,
+                Kind::User(_) | Kind::Assistant(_) | Kind::Custom { .. }
+            )
+        })
+        .cloned()
+        .map(|mut m| {
+            if let Kind::Assistant(b) = &mut m.kind {
+                b.retain(|x| matches!(x, region::Block::Text(_)));
+            }
+            m
+        })
+        .collect();
+    kept_context.push(plain_text(&words));
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some() {
+            kept_context.push(format!(
+                "{} {}\n{}",
+                pair.tool,
+                pair.args,
+                text::head(&pair.output, 2_000)
+            ));
+        }
+    }
+    // Strings the summary holds anyway: the kept part, the region's prose, the carried summary,
+    // the pinned outputs.
+    let mut covered = vec![false; extractor.table.len()];
+    let ids = std::mem::take(&mut extractor.ids);
+    let mut cover = |t: &str| {
+        for x in budget::distinctive(t) {
+            if let Some(&id) = ids.get(&budget::hash_str(x)) {
+                covered[id as usize] = true;
+            }
+        }
+    };
+    cover(&kept_text);
+    for k in &kept_context {
+        cover(k);
+    }
+    for o in pin_outputs.iter().flatten() {
+        cover(o);
+    }
+    kept_context.push(kept_text);
+    kept_context.retain(|k| !k.is_empty());
+    let request = ScoreRequest {
+        state_json: fitted.json.clone(),
+        state_tokens: fitted.tokens,
+        probes,
+        kept_context,
+    };
+    Ok(Outcome::Ready(Box::new(Prepared {
+        cut,
+        options: opts.clone(),
+        request,
+        state_caps: fitted.caps,
+        state_fit_steps: fitted.steps,
+        previous_summary,
+        system_message,
+        msgs,
+        pairs,
+        pins,
+        feats,
+        strings: extractor.table,
+        covered,
+        pin_outputs,
+        facts,
+        region_tokens,
+        kept_tokens,
+        system_tokens,
+        user_messages,
+    })))
+}
