@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::cli::{ProfileArg, ScopeArg, SessionArgs};
+use crate::cli::{ProfileArg, ScopeArg};
 use crate::error::{Fault, FaultKind};
 use crate::wall::Scope;
 
@@ -264,11 +264,6 @@ pub fn keep_recent_tokens(session_cwd: Option<&str>, model_key: Option<&str>) ->
     PiSettings::new().keep_recent_tokens(session_cwd, model_key)
 }
 
-/// [`crate::discovery::resolve_sessions`], reading pi's settings files afresh.
-pub fn resolve_sessions(paths: &[PathBuf], args: &SessionArgs, all: bool) -> Result<Vec<PathBuf>> {
-    crate::discovery::resolve_sessions(paths, args, all, &PiSettings::new())
-}
-
 /// The scopes `--scope` names, in the fixed order they apply in.
 fn scopes_of(args: &[ScopeArg]) -> Vec<Scope> {
     let mut v = Vec::new();
@@ -310,42 +305,50 @@ pub fn shake_runs(scope: &[ScopeArg], dry: bool) -> Vec<Vec<Scope>> {
 /// `shake.compact.targetRatio` and `shake.compact.maxSummaryTokens` from pi's settings (the
 /// project's over the agent directory's). An invalid value is a usage error naming the key.
 pub fn compact_budget(session_cwd: Option<&str>) -> Result<(Option<f64>, Option<u64>)> {
-    let agent_v = read_settings(&agent_dir().join("settings.json"));
-    let proj_v =
-        session_cwd.and_then(|c| read_settings(&Path::new(c).join(".pi").join("settings.json")));
-    let mut ratio = None;
-    let mut max = None;
-    for v in [&agent_v, &proj_v] {
-        let Some(c) = v
-            .as_ref()
-            .and_then(|v| v.get("shake"))
-            .and_then(|s| s.get("compact"))
-        else {
-            continue;
-        };
-        if let Some(r) = c.get("targetRatio") {
-            let r = r
-                .as_f64()
-                .filter(|r| *r > 0.0 && *r <= 1.0)
-                .ok_or_else(|| {
-                    Fault::new(
-                        FaultKind::Usage,
-                        "shake.compact.targetRatio in pi's settings must be a number in (0, 1]",
-                    )
-                })?;
-            ratio = Some(r);
-        }
-        if let Some(m) = c.get("maxSummaryTokens") {
-            let m = m.as_u64().filter(|m| *m > 0).ok_or_else(|| {
+    PiSettings::new().compact_budget(session_cwd)
+}
+
+impl PiSettings {
+    /// `shake.compact.targetRatio` and `shake.compact.maxSummaryTokens` (the project's over the
+    /// agent directory's), from the files this run has read. An invalid value is a usage error
+    /// naming the key.
+    pub fn compact_budget(&self, session_cwd: Option<&str>) -> Result<(Option<f64>, Option<u64>)> {
+        let agent_v = self.agent().cloned();
+        let proj_v = session_cwd.and_then(|c| self.project(Path::new(c)).map(|v| (*v).clone()));
+        let mut ratio = None;
+        let mut max = None;
+        for v in [&agent_v, &proj_v] {
+            let Some(c) = v
+                .as_ref()
+                .and_then(|v| v.get("shake"))
+                .and_then(|s| s.get("compact"))
+            else {
+                continue;
+            };
+            if let Some(r) = c.get("targetRatio") {
+                let r = r
+                    .as_f64()
+                    .filter(|r| *r > 0.0 && *r <= 1.0)
+                    .ok_or_else(|| {
+                        Fault::new(
+                            FaultKind::Usage,
+                            "shake.compact.targetRatio in pi's settings must be a number in (0, 1]",
+                        )
+                    })?;
+                ratio = Some(r);
+            }
+            if let Some(m) = c.get("maxSummaryTokens") {
+                let m = m.as_u64().filter(|m| *m > 0).ok_or_else(|| {
                 Fault::new(
                     FaultKind::Usage,
                     "shake.compact.maxSummaryTokens in pi's settings must be a positive integer",
                 )
             })?;
-            max = Some(m);
+                max = Some(m);
+            }
         }
+        Ok((ratio, max))
     }
-    Ok((ratio, max))
 }
 
 #[cfg(test)]

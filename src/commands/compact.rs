@@ -24,7 +24,9 @@ use crate::writer::{self, Batch, WriteOptions};
 
 /// Run `compact`.
 pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
-    let paths = crate::settings::resolve_sessions(&args.sessions, &args.find, false)?;
+    // pi's settings files, read once for the whole run.
+    let pi = crate::settings::PiSettings::new();
+    let paths = crate::discovery::resolve_sessions(&args.sessions, &args.find, false, &pi)?;
     let [path] = paths.as_slice() else {
         return Err(Fault::new(FaultKind::Usage, "compact works on one session at a time").into());
     };
@@ -33,7 +35,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     if !args.dry_run && !args.emit_json {
         writer::check_writable(&l.session, &l.tree, &l.projection)?;
     }
-    let opts = options::resolve(args, &l)?;
+    let opts = options::resolve(args, &l, &pi)?;
     let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
     // A dry run needs no key: when the network scorer cannot be built, requests are counted
     // from the packing alone.

@@ -9,19 +9,17 @@ use crate::compact::{self, CompactOptions};
 use crate::error::{Fault, FaultKind};
 use crate::load::Loaded;
 use crate::session::Role;
+use crate::settings::PiSettings;
 
 /// The options for `args` on the loaded session.
-pub(super) fn resolve(args: &CompactArgs, l: &Loaded) -> Result<CompactOptions> {
+pub(super) fn resolve(args: &CompactArgs, l: &Loaded, pi: &PiSettings) -> Result<CompactOptions> {
     let model_key = last_model(l);
     let keep = match args.keep_recent_tokens {
         Some(k) => k,
-        None => crate::settings::keep_recent_tokens(
-            l.session.header.cwd.as_deref(),
-            model_key.as_deref(),
-        )?,
+        None => pi.keep_recent_tokens(l.session.header.cwd.as_deref(), model_key.as_deref())?,
     };
     let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
-    let budget = budget_spec(args, l.session.header.cwd.as_deref())?;
+    let budget = budget_spec(args, l.session.header.cwd.as_deref(), pi)?;
     Ok(CompactOptions {
         keep_recent_tokens: keep,
         threshold: args.threshold,
@@ -39,7 +37,11 @@ pub(super) fn resolve(args: &CompactArgs, l: &Loaded) -> Result<CompactOptions> 
 
 /// The budget: flags, else pi's settings (`shake.compact`), else — for the offline scorer —
 /// the default ratio. Jev, chat and replay keep the threshold unless one is given.
-fn budget_spec(args: &CompactArgs, cwd: Option<&str>) -> Result<Option<BudgetSpec>> {
+fn budget_spec(
+    args: &CompactArgs,
+    cwd: Option<&str>,
+    pi: &PiSettings,
+) -> Result<Option<BudgetSpec>> {
     if let Some(r) = args.target_ratio
         && !(r > 0.0 && r <= 1.0)
     {
@@ -60,7 +62,7 @@ fn budget_spec(args: &CompactArgs, cwd: Option<&str>) -> Result<Option<BudgetSpe
             .into(),
         }));
     }
-    let (r, m) = crate::settings::compact_budget(cwd)?;
+    let (r, m) = pi.compact_budget(cwd)?;
     if r.is_some() || m.is_some() {
         return Ok(Some(BudgetSpec {
             target_ratio: r,
