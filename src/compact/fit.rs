@@ -40,11 +40,11 @@ use crate::wall::Wall;
 /// The embedded value-per-token scorer.
 pub const NAME: &str = "heuristic-v3";
 /// The skeleton may take this share of the budget before it shrinks.
-pub const SKELETON_SHARE: f64 = 0.25;
+pub const SKELETON_SHARE: f64 = 0.15;
 /// Levels up to this one shrink the skeleton to [`SKELETON_SHARE`]; deeper ones only when it
 /// still takes more than [`PROSE_SHARE`] of the budget.
 pub const PROSE_LEVEL: usize = 5;
-pub const PROSE_SHARE: f64 = 0.45;
+pub const PROSE_SHARE: f64 = 0.30;
 /// The default target ratio (README "Compaction quality" explains the choice).
 pub const DEFAULT_RATIO: f64 = 0.10;
 
