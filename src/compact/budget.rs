@@ -15,7 +15,7 @@
 //! the latest prompts (what the agent is doing now); `repetition` grows slowly with the number
 //! of outputs holding it. A string already present in the kept part, the region's prose, the
 //! pins or the carried summary is worth nothing: the summary already has it. A unit is worth the
-//! sum over its strings not yet covered, times its pair's factor (recency; superseded by a later
+//! sum over its strings not yet covered, times its pair's factor (superseded by a later
 //! identical call or a later write; an error resolved later; tool kind — a `read` of a file on
 //! disk is cheap to redo, a web search is not; a file the session goes on to edit; an external
 //! scorer's `useful`, when one answered), plus a small base (error-looking lines more).
