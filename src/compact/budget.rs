@@ -576,7 +576,7 @@ impl Default for Weights {
             err_line: 0.5,
             rel_gain: 1.5,
             df_gain: 1.0,
-            q_gain: 0.7,
+            q_gain: 2.0,
         }
     }
 }
