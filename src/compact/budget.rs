@@ -3,7 +3,7 @@
 //! headers, cut markers and the tool-output lines themselves.
 //!
 //! **Features** ([`Extractor`]): while the region is read, each tool output is cut into units
-//! (lines; lines over [`SEG_MAX`] chars into [`SEG`]-char segments) and every unit records its
+//! (lines; lines over [`SEG_MAX`] chars into segments of about [`SEG`] chars, cut between tokens) and every unit records its
 //! UTF-16 length and the hashes of its *distinctive strings* (≥ 8 chars with a digit, `_`, `.`,
 //! `/`, `:` or camelCase: paths, identifiers, versions, error lines). The text itself can then
 //! be dropped: rendering re-reads only the outputs that keep lines, so memory stays a fraction
@@ -15,7 +15,7 @@
 //! the latest prompts (what the agent is doing now); `repetition` grows slowly with the number
 //! of outputs holding it. A string already present in the kept part, the region's prose, the
 //! pins or the carried summary is worth nothing: the summary already has it. A unit is worth the
-//! sum over its strings not yet covered, times its pair's factor (recency; superseded by a later
+//! sum over its strings not yet covered, times its pair's factor (superseded by a later
 //! identical call or a later write; an error resolved later; tool kind — a `read` of a file on
 //! disk is cheap to redo, a web search is not; a file the session goes on to edit; an external
 //! scorer's `useful`, when one answered), plus a small base (error-looking lines more).
@@ -35,6 +35,8 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const SEG_MAX: usize = 320;
 /// Segment length (chars) for long lines.
 pub const SEG: usize = 200;
+/// Extra chars a segment may take to end between tokens.
+pub const SEG_SLACK: usize = 100;
 /// Chars a cut marker costs, about (`[… 1,234 lines cut …]` and its newline).
 pub const MARKER_COST: f64 = 24.0;
 /// Plain lines merged into one unit: at most this many extra lines and this many chars.
@@ -425,10 +427,17 @@ impl Extractor {
             let err = err_words().is_some_and(|a| a.is_match(line));
             let mut cuts: Vec<usize> = vec![0];
             if n > SEG_MAX {
-                for (k, (b, _)) in line.char_indices().enumerate() {
-                    if k > 0 && k % SEG == 0 {
+                // Segments of about SEG chars, cut between tokens where one ends within
+                // SEG_SLACK more chars (a distinctive string stays whole), else at SEG + SEG_SLACK.
+                let mut since = 0usize;
+                for (b, c) in line.char_indices() {
+                    if since >= SEG
+                        && (!c.is_ascii() || !is_tok(c as u8) || since >= SEG + SEG_SLACK)
+                    {
                         cuts.push(b);
+                        since = 0;
                     }
+                    since += 1;
                 }
             }
             cuts.push(line.len());
@@ -961,12 +970,12 @@ mod tests {
         let text = format!("alpha\nbeta src/a.rs\n{long}\ngamma");
         let (_, f) = feats(&text);
         assert_eq!(f.lines, 4);
-        // 700 chars → 4 segments (200, 200, 200, 100).
-        assert_eq!(f.units.len(), 3 + 4);
+        // 700 chars of one token → 3 segments (300, 300, 100: no token boundary to cut at).
+        assert_eq!(f.units.len(), 3 + 3);
         let all: Vec<u32> = (0..f.units.len() as u32).collect();
         assert_eq!(render_lines(&text, &f, &all), text);
         assert_eq!(measure_lines(&f, &all), text.len());
-        let some = [1u32, 6];
+        let some = [1u32, 5];
         let body = render_lines(&text, &f, &some);
         assert_eq!(
             body,
@@ -974,6 +983,23 @@ mod tests {
         );
         assert_eq!(measure_lines(&f, &some), crate::jscompat::utf16_len(&body));
         assert_eq!(lines_kept(&f, &some), 2);
+    }
+
+    #[test]
+    fn long_lines_are_cut_between_tokens() {
+        let line: String = (0..60).map(|i| format!("src/mod_{i}/file.rs ")).collect();
+        let (_, f) = feats(&line);
+        assert!(f.units.len() > 3, "{}", f.units.len());
+        let segs: Vec<&str> = f
+            .units
+            .iter()
+            .map(|u| &line[u.b0 as usize..u.b1() as usize])
+            .collect();
+        for s in distinctive(&line) {
+            assert!(segs.iter().any(|g| g.contains(s)), "{s} split");
+        }
+        assert!(segs.iter().all(|g| g.chars().count() <= SEG + SEG_SLACK));
+        assert_eq!(segs.concat(), line);
     }
 
     #[test]
