@@ -1,0 +1,108 @@
+//! Rendering and measuring the kept units of one output, with cut markers between runs.
+
+use super::*;
+
+/// One piece of a line-cut body.
+enum Piece {
+    Unit(u32),
+    Text(String),
+}
+
+fn lines_cut(k: u32) -> String {
+    format!(
+        "[… {} line{} cut …]",
+        crate::report::thousands(u64::from(k)),
+        if k == 1 { "" } else { "s" }
+    )
+}
+
+/// The pieces of a body keeping units `sel` (sorted) of `f`.
+fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut prev: Option<&Unit> = None;
+    for &i in sel {
+        let u = &f.units[i as usize];
+        match prev {
+            None => {
+                if u.line > 0 {
+                    out.push(Piece::Text(format!("{}\n", lines_cut(u.line))));
+                }
+                if u.flags & F_LINE_START == 0 {
+                    out.push(Piece::Text("…".into()));
+                }
+            }
+            Some(p) if p.end_line() == u.line => {
+                if p.b1() != u.b0 {
+                    out.push(Piece::Text("…".into()));
+                }
+            }
+            Some(p) => {
+                if p.flags & F_LINE_END == 0 {
+                    out.push(Piece::Text("…".into()));
+                }
+                let gap = u.line - p.end_line() - 1;
+                if gap > 0 {
+                    out.push(Piece::Text(format!("\n{}\n", lines_cut(gap))));
+                } else {
+                    out.push(Piece::Text("\n".into()));
+                }
+                if u.flags & F_LINE_START == 0 {
+                    out.push(Piece::Text("…".into()));
+                }
+            }
+        }
+        out.push(Piece::Unit(i));
+        prev = Some(u);
+    }
+    if let Some(p) = prev {
+        if p.flags & F_LINE_END == 0 {
+            out.push(Piece::Text("…".into()));
+        }
+        let rest = f.lines.saturating_sub(p.end_line() + 1);
+        if rest > 0 {
+            out.push(Piece::Text(format!("\n{}", lines_cut(rest))));
+        }
+    }
+    out
+}
+
+/// The body of a line-cut output: kept units verbatim, markers where lines were cut.
+pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32]) -> String {
+    let mut s = String::new();
+    for p in pieces_of(f, sel) {
+        match p {
+            Piece::Text(t) => s.push_str(&t),
+            Piece::Unit(i) => {
+                let u = &f.units[i as usize];
+                s.push_str(output.get(u.b0 as usize..u.b1() as usize).unwrap_or(""));
+            }
+        }
+    }
+    s
+}
+
+/// UTF-16 length of [`render_lines`]'s result, without the text.
+pub fn measure_lines(f: &OutFeat, sel: &[u32]) -> usize {
+    pieces_of(f, sel)
+        .iter()
+        .map(|p| match p {
+            Piece::Text(t) => crate::jscompat::utf16_len(t),
+            Piece::Unit(i) => f.units[*i as usize].u16 as usize,
+        })
+        .sum()
+}
+
+/// Lines with at least one kept unit.
+pub fn lines_kept(f: &OutFeat, sel: &[u32]) -> usize {
+    let mut n = 0usize;
+    let mut next = 0u32; // first line not yet counted
+    for &i in sel {
+        let u = &f.units[i as usize];
+        let from = u.line.max(next);
+        if u.end_line() >= from {
+            n += (u.end_line() - from + 1) as usize;
+            next = u.end_line() + 1;
+        }
+    }
+    n
+}

@@ -1,0 +1,120 @@
+//! Unit tests of the budgeted selector's features, selection and line rendering.
+
+use super::*;
+
+#[test]
+fn distinctive_strings() {
+    let got: Vec<&str> = distinctive(
+        "see src/compact/mod.rs:42 and parseHeader, v1.6.0 plain words snake_case_id ok. \
+         abcdefghij 12345678",
+    )
+    .collect();
+    assert_eq!(
+        got,
+        vec![
+            "src/compact/mod.rs:42",
+            "parseHeader",
+            "snake_case_id",
+            "12345678"
+        ]
+    );
+    assert!(class_of("src/a/b.rs") > class_of("parseHeader"));
+    assert!(class_of("parseHeader") > class_of("2025-12-17T19:39:17.548Z"));
+    assert!(class_of("parseHeader") > class_of("deadbeef12345678"));
+}
+
+fn feats(text: &str) -> (Extractor, OutFeat) {
+    let mut e = Extractor::default();
+    let f = e.features(text);
+    (e, f)
+}
+
+#[test]
+fn units_and_rendering_round_trip() {
+    let long = "x".repeat(700);
+    let text = format!("alpha\nbeta src/a.rs\n{long}\ngamma");
+    let (_, f) = feats(&text);
+    assert_eq!(f.lines, 4);
+    // 700 chars of one token → 3 segments (300, 300, 100: no token boundary to cut at).
+    assert_eq!(f.units.len(), 3 + 3);
+    let all: Vec<u32> = (0..f.units.len() as u32).collect();
+    assert_eq!(render_lines(&text, &f, &all), text);
+    assert_eq!(measure_lines(&f, &all), text.len());
+    let some = [1u32, 5];
+    let body = render_lines(&text, &f, &some);
+    assert_eq!(
+        body,
+        "[… 1 line cut …]\nbeta src/a.rs\n[… 1 line cut …]\ngamma"
+    );
+    assert_eq!(measure_lines(&f, &some), crate::jscompat::utf16_len(&body));
+    assert_eq!(lines_kept(&f, &some), 2);
+}
+
+#[test]
+fn long_lines_are_cut_between_tokens() {
+    let line: String = (0..60).map(|i| format!("src/mod_{i}/file.rs ")).collect();
+    let (_, f) = feats(&line);
+    assert!(f.units.len() > 3, "{}", f.units.len());
+    let segs: Vec<&str> = f
+        .units
+        .iter()
+        .map(|u| &line[u.b0 as usize..u.b1() as usize])
+        .collect();
+    for s in distinctive(&line) {
+        assert!(segs.iter().any(|g| g.contains(s)), "{s} split");
+    }
+    assert!(segs.iter().all(|g| g.chars().count() <= SEG + SEG_SLACK));
+    assert_eq!(segs.concat(), line);
+}
+
+#[test]
+fn greedy_prefers_new_strings_per_char() {
+    let a =
+        "filler line without anything\nERROR at src/x/y.rs:10 in parseThing\nsrc/x/y.rs:10 again";
+    let mut e = Extractor::default();
+    let f = e.features(a);
+    let cands = vec![Candidate {
+        eligible: true,
+        factor: 1.0,
+        header: 10.0,
+        open: false,
+    }];
+    let none = vec![false; e.table.len()];
+    let sel = select(
+        &[Some(&f)],
+        &cands,
+        &e.table,
+        &none,
+        &Weights::default(),
+        80.0,
+    );
+    assert_eq!(sel[0], vec![1], "the error line, once");
+    // Covered strings are worth nothing: the filler wins only its base value.
+    let mut cov = vec![false; e.table.len()];
+    for s in distinctive(a) {
+        if let Some(&id) = e.ids.get(&hash_str(s)) {
+            cov[id as usize] = true;
+        }
+    }
+    let sel = select(
+        &[Some(&f)],
+        &cands,
+        &e.table,
+        &cov,
+        &Weights::default(),
+        80.0,
+    );
+    assert!(!sel[0].is_empty());
+    assert!(sel[0].iter().all(|&u| u != 2), "{:?}", sel[0]);
+}
+
+#[test]
+fn budget_spec_takes_the_smaller() {
+    let b = BudgetSpec {
+        target_ratio: Some(0.1),
+        max_summary_tokens: Some(500),
+        source: "flag".into(),
+    };
+    assert_eq!(b.tokens(100_000), 500);
+    assert_eq!(b.tokens(3_000), 300);
+}

@@ -1,0 +1,301 @@
+//! The budget: honoured at every ratio, pins shrink in order, the summary stays a transcript.
+
+use super::*;
+
+fn budget_session(turns: usize) -> String {
+    let mut lines = vec![
+        json!({"type":"session","version":3,"id":"budget-session","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/nonexistent/budget-proj"}),
+    ];
+    let mut n = 0u32;
+    let mut parent: Option<String> = None;
+    let mut push = |lines: &mut Vec<Value>, message: Value| {
+        n += 1;
+        let id = format!("b{n:07}");
+        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:00.000Z","message":message}));
+        parent = Some(id);
+    };
+    let user = |t: &str| json!({"role":"user","content":[{"type":"text","text":t}],"timestamp":1});
+    let call = |id: &str, name: &str, args: Value| json!({"type":"toolCall","id":id,"name":name,"arguments":args});
+    let asst = |blocks: Vec<Value>| json!({"role":"assistant","content":blocks,"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2});
+    let result = |id: &str, name: &str, text: &str, err: bool| json!({"role":"toolResult","toolCallId":id,"toolName":name,"content":[{"type":"text","text":text}],"isError":err,"timestamp":3});
+    let mut c = 0;
+    for t in 0..turns {
+        push(
+            &mut lines,
+            user(&format!(
+                "Turn {t}: look at module_{t} and fix what is broken."
+            )),
+        );
+        for k in 0..4 {
+            c += 1;
+            let id = format!("c{c}");
+            let (tool, args) = if k % 2 == 0 {
+                (
+                    "read",
+                    json!({"path": format!("src/module_{t}/part_{k}.rs")}),
+                )
+            } else {
+                (
+                    "bash",
+                    json!({"command": format!("cargo test -p module_{t} part_{k}")}),
+                )
+            };
+            push(
+                &mut lines,
+                asst(vec![
+                    json!({"type":"text","text":format!("Checking part {k}.")}),
+                    call(&id, tool, args),
+                ]),
+            );
+            let out: String = (0..120)
+                .map(|i| match i % 10 {
+                    3 => format!("fn handler_{t}_{k}_{i}(cfg: &ConfigValue{i}) -> Result<()> {{\n"),
+                    7 => format!(
+                        "error[E0{i:03}]: mismatched types at src/module_{t}/part_{k}.rs:{i}\n"
+                    ),
+                    _ => format!("    plain filler line number {i} of this output\n"),
+                })
+                .collect();
+            push(&mut lines, result(&id, tool, &out, false));
+        }
+        c += 1;
+        let id = format!("c{c}");
+        push(
+            &mut lines,
+            asst(vec![call(
+                &id,
+                "edit",
+                json!({"path": format!("src/module_{t}/part_0.rs"), "oldText": "a".repeat(400), "newText": "b".repeat(400)}),
+            )]),
+        );
+        push(
+            &mut lines,
+            result(&id, "edit", "Successfully replaced 1 block(s).", false),
+        );
+        push(
+            &mut lines,
+            json!({"role":"assistant","content":[{"type":"text","text":format!("Fixed module_{t}.")}],"api":"x","provider":"mock","model":"m","stopReason":"stop","timestamp":4}),
+        );
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn budget_plan(l: &Loaded, spec: budget::BudgetSpec) -> CompactPlan {
+    let s = &l.s;
+    let o = CompactOptions {
+        budget: Some(spec),
+        lite: true,
+        ..opts(4_000)
+    };
+    let Outcome::Ready(plan) = plan(
+        &l.s,
+        &l.t,
+        &l.p,
+        Some(&l.w),
+        &o,
+        &Heuristic,
+        &NoProgress,
+        &mut |i| s.read_value(i),
+    )
+    .unwrap() else {
+        panic!("nothing to compact")
+    };
+    *plan
+}
+
+fn budget_loaded(tag: &str, turns: usize) -> (Loaded, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("pi-shake-budget-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("budget.jsonl");
+    std::fs::write(&path, budget_session(turns)).unwrap();
+    (load(&path), dir)
+}
+
+fn ratio(r: f64) -> budget::BudgetSpec {
+    budget::BudgetSpec {
+        target_ratio: Some(r),
+        max_summary_tokens: None,
+        source: "test".into(),
+    }
+}
+
+#[test]
+fn budget_is_honoured_within_five_percent_at_every_ratio() {
+    let (l, dir) = budget_loaded("ratios", 40);
+    for r in [0.30, 0.10, 0.05, 0.02] {
+        let plan = budget_plan(&l, ratio(r));
+        let b = plan.budget.clone().unwrap();
+        let region = plan.sizes.region_before;
+        assert_eq!(b.tokens, (region as f64 * r).floor() as u64);
+        // The reported size is the summary's real size …
+        assert_eq!(
+            b.achieved,
+            (crate::jscompat::utf16_len(&plan.summary) as u64).div_ceil(4)
+        );
+        assert_eq!(plan.sizes.region_after, b.achieved);
+        // … at most the budget and at least 95% of it.
+        assert!(b.achieved <= b.tokens, "{r}: {} > {}", b.achieved, b.tokens);
+        assert!(
+            b.achieved as f64 >= 0.95 * b.tokens as f64,
+            "{r}: {} < 95% of {}",
+            b.achieved,
+            b.tokens
+        );
+        assert_eq!(plan.scorer, fit::NAME);
+        // Smaller budgets shrink more of the skeleton, never less.
+        if r <= 0.05 {
+            assert!(!b.shrunk.is_empty(), "{r}: {b:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn max_summary_tokens_caps_the_budget() {
+    let (l, dir) = budget_loaded("max", 40);
+    let plan = budget_plan(
+        &l,
+        budget::BudgetSpec {
+            target_ratio: Some(0.30),
+            max_summary_tokens: Some(1_500),
+            source: "test".into(),
+        },
+    );
+    let b = plan.budget.unwrap();
+    assert_eq!(b.tokens, 1_500);
+    assert!(b.achieved <= 1_500 && b.achieved >= 1_425, "{}", b.achieved);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn pins_shrink_in_the_stated_order() {
+    let (l, dir) = budget_loaded("pins", 40);
+    let mut last: Vec<String> = Vec::new();
+    for r in [0.30, 0.10, 0.05, 0.02, 0.005, 0.0005] {
+        let plan = budget_plan(&l, ratio(r));
+        let shrunk = plan.budget.unwrap().shrunk;
+        // Each smaller budget extends the previous list: the order is fixed.
+        assert!(shrunk.len() >= last.len(), "{r}: {shrunk:?}");
+        assert_eq!(&shrunk[..last.len()], &last[..], "{r}");
+        let edits = plan.summary.matches("**edit**").count();
+        if shrunk.iter().any(|s| s.starts_with("pins left out")) {
+            assert_eq!(edits, 0, "{r}");
+        } else if shrunk
+            .iter()
+            .any(|s| s.starts_with("edit/write, git and skill pins"))
+        {
+            assert!(!plan.summary.contains("Old ("), "{r}");
+        } else {
+            assert!(edits > 0, "{r}");
+        }
+        last = shrunk;
+    }
+    // At the smallest budget every step was taken, in the documented order.
+    assert_eq!(last.len(), 10, "{last:?}");
+    assert!(last[1].starts_with("write bodies"));
+    assert!(last[5].starts_with("edit/write, git and skill pins"));
+    assert!(last[8].starts_with("pins left out"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_budgeted_summary_stays_a_transcript() {
+    let (l, dir) = budget_loaded("shape", 30);
+    let plan = budget_plan(&l, ratio(0.10));
+    let sm = &plan.summary;
+    let lines: Vec<&str> = sm.lines().collect();
+    // Every kept output line sits in a fence right under its call's header line.
+    let mut in_fence = false;
+    let mut header = "";
+    let mut kept_lines = 0;
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("```") {
+            if !in_fence {
+                header = lines[i - 1];
+            }
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence && !line.starts_with("[… ") {
+            let pin_part = ["Old (", "New (", "Content ("]
+                .iter()
+                .any(|p| header.starts_with(p));
+            assert!(
+                header.starts_with("**") || pin_part,
+                "line {line:?} under {header:?}"
+            );
+            if pin_part {
+                continue;
+            }
+            kept_lines += 1;
+            if line.starts_with("error[") {
+                // The call named in the header produced the line.
+                let module = line
+                    .split("src/")
+                    .nth(1)
+                    .unwrap()
+                    .split('/')
+                    .next()
+                    .unwrap();
+                assert!(header.contains(module), "{line:?} under {header:?}");
+            }
+        }
+    }
+    assert!(kept_lines > 20, "{kept_lines}");
+    // Markers say where lines were cut; calls appear in session order.
+    assert!(sm.contains(" lines cut …]"));
+    let ids: Vec<usize> = sm
+        .match_indices("(t")
+        .filter_map(|(at, _)| {
+            sm[at + 2..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|d| d.parse().ok())
+        })
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    // No per-call breadcrumbs for dropped pairs: at most one line per run.
+    assert!(!sm.contains("output dropped"));
+    for l in sm
+        .lines()
+        .filter(|l| l.contains("tool call") && l.contains("dropped"))
+    {
+        assert!(l.starts_with('[') && l.ends_with(']'), "{l}");
+    }
+    // Every kept line is verbatim from its output.
+    let raw = budget_session(30);
+    for line in lines
+        .iter()
+        .filter(|l| l.starts_with("fn handler_") || l.starts_with("error["))
+    {
+        assert!(raw.contains(&line.replace('"', "\\\"")), "{line}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn lite_and_full_modes_make_the_same_summary() {
+    let (l, dir) = budget_loaded("lite", 20);
+    let a = budget_plan(&l, ratio(0.10));
+    let s = &l.s;
+    let o = CompactOptions {
+        budget: Some(ratio(0.10)),
+        lite: false,
+        ..opts(4_000)
+    };
+    let Outcome::Ready(b) = plan(
+        &l.s,
+        &l.t,
+        &l.p,
+        Some(&l.w),
+        &o,
+        &Heuristic,
+        &NoProgress,
+        &mut |i| s.read_value(i),
+    )
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(a.summary, b.summary);
+    std::fs::remove_dir_all(&dir).ok();
+}
