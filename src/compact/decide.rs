@@ -6,14 +6,12 @@ use serde_json::Value;
 
 use super::region::Pin;
 use super::{
-    Action, CompactOptions, CompactPlan, Counts, Fetch, Outcome, PairReport, Prepared, Sizes,
-    count_batches, fit, prepare, pruner, render, text,
+    Action, CompactOptions, CompactPlan, Counts, Decision, Fetch, Outcome, PairReport, Prepared,
+    fit, prepare, pruner, render, text,
 };
 use crate::projection::Projection;
 use crate::score::offline::{self, Heuristic, Signals};
-use crate::score::{
-    PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError,
-};
+use crate::score::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
 use crate::session::Session;
 use crate::tree::Tree;
 use crate::wall::Wall;
@@ -130,46 +128,20 @@ pub fn finish(
         scorer: scorer.clone(),
     };
     let summary = render::render(&prep.msgs, &decided, prep.previous_summary.as_deref(), &ro);
-    let summary_tokens = crate::jscompat::text_tokens(&summary);
     let counts = Counts::of(&reports, prep.user_messages);
-    let mut warnings = Vec::new();
-    if summary_tokens >= prep.region_tokens {
-        warnings.push(format!(
-            "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
-            crate::report::thousands(summary_tokens),
-            crate::report::thousands(prep.region_tokens)
-        ));
-    }
-    let sizes = Sizes {
-        region_before: prep.region_tokens,
-        region_after: summary_tokens,
-        context_before: prep.cut.tokens_before,
-        context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
-        context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
-        state_tokens: prep.request.state_tokens,
-        state_chars: prep.request.state_json.chars().count(),
-        question_tokens: prep.request.probes.iter().map(|p| p.est_tokens).sum(),
-    };
-    let batches = count_batches(&prep.request, o.request_budget);
-    Ok(CompactPlan {
-        cut: prep.cut,
-        scorer,
-        summary,
-        system_message: prep.system_message,
-        pairs: reports,
-        counts,
-        sizes,
-        batches,
-        planned_requests,
-        state_caps: prep.state_caps,
-        state_fit_steps: prep.state_fit_steps,
-        threshold: o.threshold,
-        request: prep.request,
-        scores,
-        warnings,
-        notes: ScoreNotes::default(),
-        budget: None,
-    })
+    Ok(CompactPlan::assemble(
+        prep,
+        Decision {
+            scorer,
+            summary,
+            pairs: reports,
+            counts,
+            planned_requests,
+            scores,
+            warnings: Vec::new(),
+            budget: None,
+        },
+    ))
 }
 
 /// The whole pipeline: [`prepare`], score the unpinned pairs with `scorer`, [`finish`].

@@ -189,7 +189,65 @@ pub struct CompactPlan {
     pub budget: Option<budget::BudgetReport>,
 }
 
+/// What a decision step (the threshold or the budget) made of a [`Prepared`] region, before
+/// the plan is assembled around it.
+pub(crate) struct Decision {
+    pub scorer: String,
+    pub summary: String,
+    pub pairs: Vec<PairReport>,
+    pub counts: Counts,
+    pub planned_requests: usize,
+    pub scores: Vec<PairScore>,
+    pub warnings: Vec<String>,
+    pub budget: Option<budget::BudgetReport>,
+}
+
 impl CompactPlan {
+    /// The plan for `prep` once a decision step has rendered its summary: sizes, the request
+    /// count, and a warning when the summary is not smaller than the region.
+    pub(crate) fn assemble(prep: Prepared, d: Decision) -> CompactPlan {
+        let summary_tokens = crate::jscompat::text_tokens(&d.summary);
+        let mut warnings = Vec::new();
+        if summary_tokens >= prep.region_tokens {
+            warnings.push(format!(
+                "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
+                crate::report::thousands(summary_tokens),
+                crate::report::thousands(prep.region_tokens)
+            ));
+        }
+        warnings.extend(d.warnings);
+        let sizes = Sizes {
+            region_before: prep.region_tokens,
+            region_after: summary_tokens,
+            context_before: prep.cut.tokens_before,
+            context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
+            context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
+            state_tokens: prep.request.state_tokens,
+            state_chars: prep.request.state_json.chars().count(),
+            question_tokens: prep.request.probes.iter().map(|p| p.est_tokens).sum(),
+        };
+        let batches = count_batches(&prep.request, prep.options.request_budget);
+        CompactPlan {
+            cut: prep.cut,
+            scorer: d.scorer,
+            summary: d.summary,
+            system_message: prep.system_message,
+            pairs: d.pairs,
+            counts: d.counts,
+            sizes,
+            batches,
+            planned_requests: d.planned_requests,
+            state_caps: prep.state_caps,
+            state_fit_steps: prep.state_fit_steps,
+            threshold: prep.options.threshold,
+            request: prep.request,
+            scores: d.scores,
+            warnings,
+            notes: ScoreNotes::default(),
+            budget: d.budget,
+        }
+    }
+
     /// The `compact --dry-run --json` plan.
     pub fn report(&self) -> PlanReport {
         PlanReport {

@@ -27,11 +27,12 @@ use std::collections::HashSet;
 use anyhow::Result;
 use serde_json::json;
 
+use super::Decision;
 use super::budget::{self, BudgetReport, BudgetSpec, Candidate, Weights};
 use super::region::{Pair, Pin, normalised_args, same_key};
 use super::render::{self, Decided, RenderOptions};
-use super::report::{Action, Counts, PairReport, Sizes};
-use super::{CompactPlan, Fetch, Prepared, count_batches, fetch_output, pruner};
+use super::report::{Action, Counts, PairReport};
+use super::{CompactPlan, Fetch, Prepared, fetch_output, pruner};
 use crate::projection::Projection;
 use crate::score::PairScore;
 use crate::session::Session;
@@ -169,7 +170,7 @@ fn factor(
 }
 
 fn tokens_of(s: &str) -> u64 {
-    (crate::jscompat::utf16_len(s) as u64).div_ceil(4)
+    crate::jscompat::text_tokens(s)
 }
 
 /// Everything [`finish`] needs to re-read outputs.
@@ -546,13 +547,6 @@ pub fn finish(
     };
     let counts = Counts::of(&reports, prep.user_messages);
     let mut warnings = Vec::new();
-    if summary_tokens >= prep.region_tokens {
-        warnings.push(format!(
-            "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
-            crate::report::thousands(summary_tokens),
-            crate::report::thousands(prep.region_tokens)
-        ));
-    }
     if summary_tokens > budget {
         warnings.push(format!(
             "the summary (~{} tokens) is over its budget (~{} tokens): the region's user messages alone need more",
@@ -576,36 +570,19 @@ pub fn finish(
         lines_total,
         shrunk,
     };
-    let sizes = Sizes {
-        region_before: prep.region_tokens,
-        region_after: summary_tokens,
-        context_before: prep.cut.tokens_before,
-        context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
-        context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
-        state_tokens: prep.request.state_tokens,
-        state_chars: prep.request.state_json.chars().count(),
-        question_tokens: prep.request.probes.iter().map(|p| p.est_tokens).sum(),
-    };
-    let batches = count_batches(&prep.request, o.request_budget);
-    Ok(CompactPlan {
-        cut: prep.cut,
-        scorer,
-        summary,
-        system_message: prep.system_message,
-        pairs: reports,
-        counts,
-        sizes,
-        batches,
-        planned_requests,
-        state_caps: prep.state_caps,
-        state_fit_steps: prep.state_fit_steps,
-        threshold: o.threshold,
-        request: prep.request,
-        scores,
-        warnings,
-        notes: crate::score::ScoreNotes::default(),
-        budget: Some(report),
-    })
+    Ok(CompactPlan::assemble(
+        prep,
+        Decision {
+            scorer,
+            summary,
+            pairs: reports,
+            counts,
+            planned_requests,
+            scores,
+            warnings,
+            budget: Some(report),
+        },
+    ))
 }
 
 mod levels;
