@@ -29,6 +29,8 @@ static N: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh temp dir.
 pub fn temp_dir(tag: &str) -> PathBuf {
+    static SWEEP: std::sync::Once = std::sync::Once::new();
+    SWEEP.call_once(sweep_stale_temp_dirs);
     let d = std::env::temp_dir().join(format!(
         "pi-shake-test-{}-{}-{}",
         std::process::id(),
@@ -38,6 +40,30 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+/// Remove the temp dirs of earlier test runs whose process is gone (`pi-shake-test-<pid>-…`), so
+/// repeated runs do not fill the disk (some tests write 50 MB files).
+fn sweep_stale_temp_dirs() {
+    // Only where live processes can be told apart from gone ones.
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("pi-shake-test-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Copy a fixture into a temp dir (with an old mtime so the live-pi check stays quiet).
