@@ -127,7 +127,13 @@ pub fn finish(
         pruner: pruner(),
         scorer: scorer.clone(),
     };
-    let summary = render::render(&prep.msgs, &decided, prep.previous_summary.as_deref(), &ro);
+    let summary = render::render(
+        &prep.msgs,
+        &decided,
+        prep.previous_summary.as_deref(),
+        &ro,
+        0,
+    );
     let counts = Counts::of(&reports, prep.user_messages);
     Ok(CompactPlan::assemble(
         prep,

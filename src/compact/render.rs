@@ -308,8 +308,9 @@ pub fn render(
     decided: &[Decided<'_>],
     previous: Option<&str>,
     o: &RenderOptions,
+    capacity: usize,
 ) -> String {
-    let mut parts = Parts(String::new());
+    let mut parts = Parts(String::with_capacity(capacity));
     if o.short_title {
         parts.push(format!(
             "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",

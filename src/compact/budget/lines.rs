@@ -8,16 +8,41 @@ enum Piece {
     Text(String),
 }
 
-fn lines_cut(k: u32) -> String {
-    format!(
-        "[… {} line{} cut …]",
-        crate::report::thousands(u64::from(k)),
-        if k == 1 { "" } else { "s" }
-    )
+/// How a run of cut lines is marked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Marker {
+    /// `[… 1,234 lines cut …]`.
+    #[default]
+    Counted,
+    /// `[…]`: under a small budget the header's `k of n lines` says how much was cut, and the
+    /// chars go to kept lines instead.
+    Bare,
+}
+
+impl Marker {
+    /// Chars a marker and its newline cost in the selection, about.
+    pub fn cost(self) -> f64 {
+        match self {
+            Marker::Counted => MARKER_COST,
+            Marker::Bare => 4.0,
+        }
+    }
+
+    fn text(self, k: u32) -> String {
+        match self {
+            Marker::Counted => format!(
+                "[… {} line{} cut …]",
+                crate::report::thousands(u64::from(k)),
+                if k == 1 { "" } else { "s" }
+            ),
+            Marker::Bare => "[…]".to_string(),
+        }
+    }
 }
 
 /// The pieces of a body keeping units `sel` (sorted) of `f`.
-fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
+fn pieces_of(f: &OutFeat, sel: &[u32], m: Marker) -> Vec<Piece> {
+    let lines_cut = |k: u32| m.text(k);
     let mut out = Vec::new();
     let mut prev: Option<&Unit> = None;
     for &i in sel {
@@ -67,9 +92,9 @@ fn pieces_of(f: &OutFeat, sel: &[u32]) -> Vec<Piece> {
 }
 
 /// The body of a line-cut output: kept units verbatim, markers where lines were cut.
-pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32]) -> String {
+pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32], m: Marker) -> String {
     let mut s = String::new();
-    for p in pieces_of(f, sel) {
+    for p in pieces_of(f, sel, m) {
         match p {
             Piece::Text(t) => s.push_str(&t),
             Piece::Unit(i) => {
@@ -82,8 +107,8 @@ pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32]) -> String {
 }
 
 /// UTF-16 length of [`render_lines`]'s result, without the text.
-pub fn measure_lines(f: &OutFeat, sel: &[u32]) -> usize {
-    pieces_of(f, sel)
+pub fn measure_lines(f: &OutFeat, sel: &[u32], m: Marker) -> usize {
+    pieces_of(f, sel, m)
         .iter()
         .map(|p| match p {
             Piece::Text(t) => crate::jscompat::utf16_len(t),

@@ -24,6 +24,11 @@ pub struct Weights {
     pub df_gain: f32,
     /// Worth of a query word found in a line (before its rarity).
     pub q_gain: f32,
+    /// Worth of a line among an output's first `head_lines` or last `tail_lines` lines (where
+    /// commands print what they did and how it ended); the fit sets it from the budget.
+    pub pos_gain: f32,
+    pub head_lines: u32,
+    pub tail_lines: u32,
 }
 
 impl Default for Weights {
@@ -34,6 +39,9 @@ impl Default for Weights {
             rel_gain: 1.5,
             df_gain: 1.0,
             q_gain: 2.0,
+            pos_gain: 0.0,
+            head_lines: 3,
+            tail_lines: 5,
         }
     }
 }
@@ -72,6 +80,7 @@ pub fn select(
     strings: &[StrInfo],
     covered: &[bool],
     w: &Weights,
+    marker: Marker,
     budget: f64,
 ) -> Vec<Vec<u32>> {
     let n = feats.len();
@@ -88,6 +97,9 @@ pub fn select(
             } else {
                 0.0
             };
+        if u.line < w.head_lines || u.end_line() + w.tail_lines >= f.lines {
+            v += w.pos_gain;
+        }
         let strs = &f.strs[u.s0 as usize..u.s0 as usize + u.sn as usize];
         for (k, &h) in strs.iter().enumerate() {
             let h = h as usize;
@@ -110,7 +122,7 @@ pub fn select(
         let left = ui > 0 && chosen[p][ui - 1];
         let right = ui + 1 < f.units.len() && chosen[p][ui + 1];
         if !left && !right {
-            c += MARKER_COST;
+            c += marker.cost();
         }
         c
     };

@@ -38,15 +38,18 @@ fn units_and_rendering_round_trip() {
     // 700 chars of one token → 3 segments (300, 300, 100: no token boundary to cut at).
     assert_eq!(f.units.len(), 3 + 3);
     let all: Vec<u32> = (0..f.units.len() as u32).collect();
-    assert_eq!(render_lines(&text, &f, &all), text);
-    assert_eq!(measure_lines(&f, &all), text.len());
+    assert_eq!(render_lines(&text, &f, &all, Marker::Counted), text);
+    assert_eq!(measure_lines(&f, &all, Marker::Counted), text.len());
     let some = [1u32, 5];
-    let body = render_lines(&text, &f, &some);
+    let body = render_lines(&text, &f, &some, Marker::Counted);
     assert_eq!(
         body,
         "[… 1 line cut …]\nbeta src/a.rs\n[… 1 line cut …]\ngamma"
     );
-    assert_eq!(measure_lines(&f, &some), crate::jscompat::utf16_len(&body));
+    assert_eq!(
+        measure_lines(&f, &some, Marker::Counted),
+        crate::jscompat::utf16_len(&body)
+    );
     assert_eq!(lines_kept(&f, &some), 2);
 }
 
@@ -86,6 +89,7 @@ fn greedy_prefers_new_strings_per_char() {
         &e.table,
         &none,
         &Weights::default(),
+        Marker::Counted,
         80.0,
     );
     assert_eq!(sel[0], vec![1], "the error line, once");
@@ -102,6 +106,7 @@ fn greedy_prefers_new_strings_per_char() {
         &e.table,
         &cov,
         &Weights::default(),
+        Marker::Counted,
         80.0,
     );
     assert!(!sel[0].is_empty());
@@ -117,4 +122,55 @@ fn budget_spec_takes_the_smaller() {
     };
     assert_eq!(b.tokens(100_000), 500);
     assert_eq!(b.tokens(3_000), 300);
+}
+
+#[test]
+fn bare_markers_measure_what_they_render() {
+    let text = "alpha\nbeta src/a.rs\ngamma\ndelta src/b.rs\nomega";
+    let (_, f) = feats(text);
+    let some = [1u32, 3];
+    let body = render_lines(text, &f, &some, Marker::Bare);
+    assert_eq!(body, "[…]\nbeta src/a.rs\n[…]\ndelta src/b.rs\n[…]");
+    assert_eq!(
+        measure_lines(&f, &some, Marker::Bare),
+        crate::jscompat::utf16_len(&body)
+    );
+    assert!(Marker::Bare.cost() < Marker::Counted.cost());
+}
+
+#[test]
+fn head_and_tail_lines_gain_worth_only_when_asked() {
+    // Plain lines everywhere; only position can tell them apart.
+    let text: String = (0..40).map(|i| format!("plain words line {i}\n")).collect();
+    let (e, f) = feats(text.trim_end());
+    let cands = vec![Candidate {
+        eligible: true,
+        factor: 1.0,
+        header: 10.0,
+        open: false,
+    }];
+    let none = vec![false; e.table.len()];
+    let w = Weights {
+        pos_gain: 3.0,
+        ..Weights::default()
+    };
+    let sel = select(
+        &[Some(&f)],
+        &cands,
+        &e.table,
+        &none,
+        &w,
+        Marker::Bare,
+        400.0,
+    );
+    assert!(!sel[0].is_empty());
+    let last = f.units.len() as u32 - 1;
+    for &u in &sel[0] {
+        let unit = &f.units[u as usize];
+        assert!(
+            unit.line < w.head_lines || unit.end_line() + w.tail_lines >= f.lines,
+            "unit {u} (line {}) of 0..={last} is neither head nor tail",
+            unit.line
+        );
+    }
 }
