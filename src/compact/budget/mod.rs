@@ -465,7 +465,10 @@ impl Extractor {
                         info.last = tag;
                         info.df = info.df.saturating_add(1);
                     }
-                    f.strs.push(id);
+                    // A unit lists each string once (its worth counts it once anyway).
+                    if !f.strs[s0 as usize..].contains(&id) {
+                        f.strs.push(id);
+                    }
                 }
                 // Words of what the agent is doing now, found in this line.
                 let q0 = f.strs.len();
