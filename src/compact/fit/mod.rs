@@ -48,10 +48,12 @@ pub const PROSE_LEVEL: usize = 5;
 pub const PROSE_SHARE: f64 = 0.25;
 /// Budgets below this share of the region mark cut lines with a bare `[…]`.
 pub const BARE_MARKERS_BELOW: f64 = 0.2;
-/// A head or tail line's worth per unit of budget ratio (a budget of 30% of the region makes a
-/// head/tail line worth about 4.5 distinctive strings; at 5%, under one). Chosen on the tuning
-/// curve (README "Compaction quality"): it lifts the tuning generator's needles at 30% from 85%
-/// to 93% and leaves the real-session curve where it was.
+/// From a budget of this share of the region on, an output's head and tail lines are worth
+/// [`POS_GAIN_PER_RATIO`] × the ratio (a budget of 30% makes a head/tail line worth about 4.5
+/// distinctive strings). Chosen on the tuning curve (README "Compaction quality"): at 30% it
+/// lifts the tuning generator's needles from 85% to 93% and leaves the real sessions where they
+/// were; at 10% it cost the real sessions 0.05, so smaller budgets do without it.
+pub const HEAD_TAIL_FROM: f64 = 0.2;
 pub const POS_GAIN_PER_RATIO: f32 = 15.0;
 /// The default target ratio (README "Compaction quality" explains the choice).
 pub const DEFAULT_RATIO: f64 = 0.10;
@@ -429,7 +431,11 @@ pub fn finish(
     }
     let feats: Vec<Option<&budget::OutFeat>> = prep.feats.iter().map(Option::as_ref).collect();
     let w = Weights {
-        pos_gain: POS_GAIN_PER_RATIO * ratio.min(0.5) as f32,
+        pos_gain: if ratio >= HEAD_TAIL_FROM {
+            POS_GAIN_PER_RATIO * ratio.min(0.5) as f32
+        } else {
+            0.0
+        },
         ..Weights::default()
     };
     let skeleton = sizes[li];
