@@ -141,7 +141,7 @@ pub(super) const LEVELS: &[Level] = &[
         ..L0
     },
     Level {
-        step: "pins left out",
+        step: "pins and calls without a result left out",
         user: (120, 50),
         text: (0, 0),
         short_title: true,

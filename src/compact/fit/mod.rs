@@ -17,7 +17,7 @@
 //! 6. edit/write, git and skill pins to their call line;
 //! 7. no assistant text, user text to 300/120;
 //! 8. user text to 120/50, the carried summary to 5%;
-//! 9. pins left out;
+//! 9. pins and calls without a recorded result left out;
 //! 10. user text to its first 60 chars.
 //!
 //! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
