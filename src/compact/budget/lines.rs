@@ -49,29 +49,29 @@ fn pieces_of(f: &OutFeat, sel: &[u32], m: Marker) -> Vec<Piece> {
         let u = &f.units[i as usize];
         match prev {
             None => {
-                if u.line > 0 {
-                    out.push(Piece::Text(format!("{}\n", lines_cut(u.line))));
+                if u.line() > 0 {
+                    out.push(Piece::Text(format!("{}\n", lines_cut(u.line()))));
                 }
-                if u.flags & F_LINE_START == 0 {
+                if u.flags() & F_LINE_START == 0 {
                     out.push(Piece::Text("…".into()));
                 }
             }
-            Some(p) if p.end_line() == u.line => {
+            Some(p) if p.end_line() == u.line() => {
                 if p.b1() != u.b0 {
                     out.push(Piece::Text("…".into()));
                 }
             }
             Some(p) => {
-                if p.flags & F_LINE_END == 0 {
+                if p.flags() & F_LINE_END == 0 {
                     out.push(Piece::Text("…".into()));
                 }
-                let gap = u.line - p.end_line() - 1;
+                let gap = u.line() - p.end_line() - 1;
                 if gap > 0 {
                     out.push(Piece::Text(format!("\n{}\n", lines_cut(gap))));
                 } else {
                     out.push(Piece::Text("\n".into()));
                 }
-                if u.flags & F_LINE_START == 0 {
+                if u.flags() & F_LINE_START == 0 {
                     out.push(Piece::Text("…".into()));
                 }
             }
@@ -80,7 +80,7 @@ fn pieces_of(f: &OutFeat, sel: &[u32], m: Marker) -> Vec<Piece> {
         prev = Some(u);
     }
     if let Some(p) = prev {
-        if p.flags & F_LINE_END == 0 {
+        if p.flags() & F_LINE_END == 0 {
             out.push(Piece::Text("…".into()));
         }
         let rest = f.lines.saturating_sub(p.end_line() + 1);
@@ -112,7 +112,7 @@ pub fn measure_lines(f: &OutFeat, sel: &[u32], m: Marker) -> usize {
         .iter()
         .map(|p| match p {
             Piece::Text(t) => crate::jscompat::utf16_len(t),
-            Piece::Unit(i) => f.units[*i as usize].u16 as usize,
+            Piece::Unit(i) => f.units[*i as usize].u16() as usize,
         })
         .sum()
 }
@@ -123,7 +123,7 @@ pub fn lines_kept(f: &OutFeat, sel: &[u32]) -> usize {
     let mut next = 0u32; // first line not yet counted
     for &i in sel {
         let u = &f.units[i as usize];
-        let from = u.line.max(next);
+        let from = u.line().max(next);
         if u.end_line() >= from {
             n += (u.end_line() - from + 1) as usize;
             next = u.end_line() + 1;

@@ -54,32 +54,90 @@ pub const F_ERR: u8 = 1;
 pub const F_LINE_START: u8 = 2;
 pub const F_LINE_END: u8 = 4;
 
-/// One unit of an output: a line or a segment of a long line.
+/// One unit of an output: a line or a segment of a long line. 16 bytes (the units are the
+/// largest part of a big compaction's memory): the line number and string count share a word,
+/// the byte and UTF-16 lengths, flags and merged-line count another.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Unit {
-    /// 0-based line number.
-    pub line: u32,
-    /// Byte offset in the output and byte length (a unit is at most [`SEG_MAX`] chars).
+    /// Line number (low 24 bits, [`MAX_UNIT_LINE`] at most) and string count (high 8 bits).
+    line_sn: u32,
+    /// Byte offset in the output.
     pub b0: u32,
-    pub blen: u16,
-    /// UTF-16 length.
-    pub u16: u16,
-    /// Range of its string hashes in [`OutFeat::strs`].
+    /// Start of its string ids in [`OutFeat::strs`].
     pub s0: u32,
-    pub sn: u8,
-    pub flags: u8,
-    /// Further whole lines it spans (plain lines are merged into small runs).
-    pub nl: u8,
+    /// Byte length (11 bits), UTF-16 length (11 bits), flags (3 bits), further lines (3 bits).
+    packed: u32,
 }
 
+/// Units exist for lines below this one (an output's later lines are never kept; the
+/// markers still count them from [`OutFeat::lines`]).
+pub const MAX_UNIT_LINE: u32 = (1 << 24) - 1;
+/// A unit's byte and UTF-16 lengths stay below this (a unit is at most [`SEG_MAX`] chars of up
+/// to 4 bytes, or merged plain lines of under [`MERGE_CHARS`] UTF-16 units).
+const LEN_LIMIT: usize = 1 << 11;
+const _: () = assert!(SEG_MAX * 4 < LEN_LIMIT && MERGE_CHARS * 3 < LEN_LIMIT);
+const _: () = assert!(std::mem::size_of::<Unit>() == 16);
+
 impl Unit {
+    /// A unit of `blen` bytes and `u16` UTF-16 units (both under 2,048) at `line`.
+    pub fn new(line: u32, b0: u32, blen: usize, u16: usize, s0: u32, sn: u8, flags: u8) -> Unit {
+        debug_assert!(line <= MAX_UNIT_LINE && blen < LEN_LIMIT && u16 < LEN_LIMIT);
+        Unit {
+            line_sn: (line & MAX_UNIT_LINE) | (u32::from(sn) << 24),
+            b0,
+            s0,
+            packed: (blen as u32 & 0x7ff)
+                | ((u16 as u32 & 0x7ff) << 11)
+                | (u32::from(flags & 7) << 22),
+        }
+    }
+    /// 0-based line number.
+    pub fn line(&self) -> u32 {
+        self.line_sn & MAX_UNIT_LINE
+    }
+    /// Its string ids (at most 255).
+    pub fn sn(&self) -> u8 {
+        (self.line_sn >> 24) as u8
+    }
+    /// Byte length.
+    pub fn blen(&self) -> u32 {
+        self.packed & 0x7ff
+    }
+    /// UTF-16 length.
+    pub fn u16(&self) -> u32 {
+        (self.packed >> 11) & 0x7ff
+    }
+    /// `F_*` flags.
+    pub fn flags(&self) -> u8 {
+        ((self.packed >> 22) & 7) as u8
+    }
+    /// Further whole lines it spans (plain lines are merged into small runs).
+    pub fn nl(&self) -> u8 {
+        ((self.packed >> 25) & 7) as u8
+    }
+    /// Take in the next line: `bytes` more bytes and `u16` more UTF-16 units (newline
+    /// included).
+    fn grow(&mut self, bytes: usize, u16: usize) {
+        let blen = self.blen() as usize + bytes;
+        let u = self.u16() as usize + u16;
+        let nl = u32::from(self.nl()) + 1;
+        debug_assert!(blen < LEN_LIMIT && u < LEN_LIMIT && nl < 8);
+        self.packed = (blen as u32 & 0x7ff)
+            | ((u as u32 & 0x7ff) << 11)
+            | (u32::from(self.flags()) << 22)
+            | ((nl & 7) << 25);
+    }
     /// Its last line.
     pub fn end_line(&self) -> u32 {
-        self.line + u32::from(self.nl)
+        self.line() + u32::from(self.nl())
     }
     /// End byte offset.
     pub fn b1(&self) -> u32 {
-        self.b0 + u32::from(self.blen)
+        self.b0 + self.blen()
+    }
+    /// The range of its string ids in [`OutFeat::strs`].
+    pub fn strs(&self) -> std::ops::Range<usize> {
+        self.s0 as usize..self.s0 as usize + usize::from(self.sn())
     }
 }
 
@@ -510,33 +568,35 @@ impl Extractor {
                     flags |= F_LINE_END;
                 }
                 let sn = (f.strs.len() as u32 - s0).min(u32::from(u8::MAX)) as u8;
-                let u16 = crate::jscompat::utf16_len(seg) as u16;
+                if ln as u32 > MAX_UNIT_LINE {
+                    // Never kept; its strings still count in `df`.
+                    f.strs.truncate(s0 as usize);
+                    continue;
+                }
+                let u16 = crate::jscompat::utf16_len(seg);
                 let whole = F_LINE_START | F_LINE_END;
                 // A plain whole line joins a preceding run of plain whole lines (fewer units).
                 if let Some(prev) = f.units.last_mut()
                     && sn == 0
                     && flags == whole
-                    && prev.sn == 0
-                    && prev.flags == whole
+                    && prev.sn() == 0
+                    && prev.flags() == whole
                     && prev.end_line() + 1 == ln as u32
-                    && prev.nl < MERGE_LINES
-                    && usize::from(prev.u16) + usize::from(u16) < MERGE_CHARS
+                    && prev.nl() < MERGE_LINES
+                    && prev.u16() as usize + u16 < MERGE_CHARS
                 {
-                    prev.blen += 1 + (z - a) as u16;
-                    prev.u16 += 1 + u16;
-                    prev.nl += 1;
+                    prev.grow(1 + (z - a), 1 + u16);
                     continue;
                 }
-                f.units.push(Unit {
-                    line: ln as u32,
-                    b0: (off + a) as u32,
-                    blen: (z - a) as u16,
+                f.units.push(Unit::new(
+                    ln as u32,
+                    (off + a) as u32,
+                    z - a,
                     u16,
                     s0,
                     sn,
                     flags,
-                    nl: 0,
-                });
+                ));
             }
             off += line.len() + 1;
             f.lines = ln as u32 + 1;

@@ -92,15 +92,15 @@ pub fn select(
     let mut cov: Vec<bool> = vec![false; strings.len()];
     let value = |p: usize, u: &Unit, f: &OutFeat, cov: &[bool]| -> f64 {
         let mut v = w.base
-            + if u.flags & F_ERR != 0 {
+            + if u.flags() & F_ERR != 0 {
                 w.err_line
             } else {
                 0.0
             };
-        if u.line < w.head_lines || u.end_line() + w.tail_lines >= f.lines {
+        if u.line() < w.head_lines || u.end_line() + w.tail_lines >= f.lines {
             v += w.pos_gain;
         }
-        let strs = &f.strs[u.s0 as usize..u.s0 as usize + u.sn as usize];
+        let strs = &f.strs[u.strs()];
         for (k, &h) in strs.iter().enumerate() {
             let h = h as usize;
             if covered.get(h).copied().unwrap_or(true)
@@ -115,7 +115,7 @@ pub fn select(
     };
     let cost = |p: usize, ui: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool]| -> f64 {
         let u = &f.units[ui];
-        let mut c = f64::from(u.u16) + 1.0;
+        let mut c = f64::from(u.u16()) + 1.0;
         if !open[p] {
             c += cands[p].header;
         }
@@ -128,7 +128,7 @@ pub fn select(
     };
     // Two rounds: units with strings or error words first, then plain filler lines (so the
     // heap never holds every line of a huge output at once).
-    let rich = |u: &Unit| u.sn > 0 || u.flags & F_ERR != 0;
+    let rich = |u: &Unit| u.sn() > 0 || u.flags() & F_ERR != 0;
     let mut left = budget;
     for round in 0..2 {
         // Each pair's units in order of their first priority; the heap holds a few per pair
@@ -202,7 +202,7 @@ pub fn select(
             left -= c;
             chosen[p][ui] = true;
             let u = &f.units[ui];
-            for &h in &f.strs[u.s0 as usize..u.s0 as usize + u.sn as usize] {
+            for &h in &f.strs[u.strs()] {
                 if let Some(c) = cov.get_mut(h as usize) {
                     *c = true;
                 }

@@ -168,9 +168,32 @@ fn head_and_tail_lines_gain_worth_only_when_asked() {
     for &u in &sel[0] {
         let unit = &f.units[u as usize];
         assert!(
-            unit.line < w.head_lines || unit.end_line() + w.tail_lines >= f.lines,
+            unit.line() < w.head_lines || unit.end_line() + w.tail_lines >= f.lines,
             "unit {u} (line {}) of 0..={last} is neither head nor tail",
-            unit.line
+            unit.line()
         );
     }
+}
+
+#[test]
+fn packed_units_round_trip_wide_characters() {
+    // 4-byte chars: long lines are cut into segments whose byte length stays within a unit's
+    // 11 bits, and every unit renders back its own bytes.
+    let wide = "😀".repeat(400);
+    let mixed = format!("{} src/a.rs {}", "é".repeat(150), "日本".repeat(60));
+    let plain: String = (0..20).map(|i| format!("ünïcödé plain {i}\n")).collect();
+    let text = format!("{wide}\n{mixed}\n{plain}end");
+    let (_, f) = feats(&text);
+    let all: Vec<u32> = (0..f.units.len() as u32).collect();
+    assert_eq!(render_lines(&text, &f, &all, Marker::Counted), text);
+    assert_eq!(
+        measure_lines(&f, &all, Marker::Counted),
+        crate::jscompat::utf16_len(&text)
+    );
+    for u in &f.units {
+        let piece = &text[u.b0 as usize..u.b1() as usize];
+        assert_eq!(u.u16() as usize, crate::jscompat::utf16_len(piece));
+    }
+    assert!(f.units.iter().any(|u| u.nl() > 0), "plain lines merged");
+    assert!(f.units.iter().any(|u| u.sn() > 0), "src/a.rs counted");
 }
