@@ -70,18 +70,23 @@ fn long_lines_are_cut_between_tokens() {
     assert_eq!(segs.concat(), line);
 }
 
+/// One eligible pair with a 10-char header.
+fn one_candidate() -> Vec<Candidate> {
+    vec![Candidate {
+        eligible: true,
+        factor: 1.0,
+        header: 10.0,
+        open: false,
+    }]
+}
+
 #[test]
 fn greedy_prefers_new_strings_per_char() {
     let a =
         "filler line without anything\nERROR at src/x/y.rs:10 in parseThing\nsrc/x/y.rs:10 again";
     let mut e = Extractor::default();
     let f = e.features(a);
-    let cands = vec![Candidate {
-        eligible: true,
-        factor: 1.0,
-        header: 10.0,
-        open: false,
-    }];
+    let cands = one_candidate();
     let none = vec![false; e.table.len()];
     let sel = select(
         &[Some(&f)],
@@ -143,12 +148,7 @@ fn head_and_tail_lines_gain_worth_only_when_asked() {
     // Plain lines everywhere; only position can tell them apart.
     let text: String = (0..40).map(|i| format!("plain words line {i}\n")).collect();
     let (e, f) = feats(text.trim_end());
-    let cands = vec![Candidate {
-        eligible: true,
-        factor: 1.0,
-        header: 10.0,
-        open: false,
-    }];
+    let cands = one_candidate();
     let none = vec![false; e.table.len()];
     let w = Weights {
         pos_gain: 3.0,
