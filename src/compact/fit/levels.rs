@@ -37,137 +37,69 @@ pub(super) const L0: Level = Level {
     carried: None,
 };
 
-/// The shrink levels, richest first (the module docs list the steps).
-pub(super) const LEVELS: &[Level] = &[
-    L0,
-    Level {
-        step: "assistant text cut to 800/300-char windows; carried summary ≤ 30% of the budget",
-        text: (800, 300),
-        short_title: true,
-        carried: Some(0.30),
-        ..L0
-    },
-    Level {
-        step: "write bodies → length notes; edit heads 300 → 120 chars; skill bodies → 2,000 chars",
-        text: (800, 300),
-        short_title: true,
-        carried: Some(0.30),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 2_000,
-        ..L0
-    },
-    Level {
-        step: "user text cut to 1,000/400-char windows, assistant text to 300/120",
-        user: (1_000, 400),
-        text: (300, 120),
-        short_title: true,
-        carried: Some(0.30),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 2_000,
-        ..L0
-    },
-    Level {
-        step: "git heads 600 → 200 chars; unresolved errors cut to their key lines",
-        user: (1_000, 400),
-        text: (300, 120),
-        short_title: true,
-        carried: Some(0.30),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 2_000,
-        git_head: 200,
-        err_lines: true,
-        ..L0
-    },
-    Level {
-        step: "no aggregated drop lines; assistant text cut to 120/50; carried summary ≤ 15%",
-        user: (1_000, 400),
-        text: (120, 50),
-        short_title: true,
-        carried: Some(0.15),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 2_000,
-        git_head: 200,
-        err_lines: true,
-        drop_notes: false,
-        ..L0
-    },
-    Level {
-        step: "edit/write, git and skill pins → their call line only",
-        user: (1_000, 400),
-        text: (120, 50),
-        short_title: true,
-        carried: Some(0.15),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 0,
-        git_head: 0,
-        err_lines: true,
-        drop_notes: false,
-        pin_bodies: false,
-        ..L0
-    },
-    Level {
-        step: "assistant text left out; user text cut to 300/120",
-        user: (300, 120),
-        text: (0, 0),
-        short_title: true,
-        carried: Some(0.15),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 0,
-        git_head: 0,
-        err_lines: true,
-        drop_notes: false,
-        pin_bodies: false,
-        ..L0
-    },
-    Level {
-        step: "user text cut to 120/50; carried summary ≤ 5%",
-        user: (120, 50),
-        text: (0, 0),
-        short_title: true,
-        carried: Some(0.05),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 0,
-        git_head: 0,
-        err_lines: true,
-        drop_notes: false,
-        pin_bodies: false,
-        ..L0
-    },
-    Level {
-        step: "pins and calls without a result left out",
-        user: (120, 50),
-        text: (0, 0),
-        short_title: true,
-        carried: Some(0.05),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 0,
-        git_head: 0,
-        err_lines: true,
-        drop_notes: false,
-        pin_bodies: false,
-        pins_dropped: true,
-    },
-    Level {
-        step: "user text cut to its first 60 chars",
-        user: (60, 30),
-        text: (0, 0),
-        short_title: true,
-        carried: Some(0.05),
-        edit_head: 120,
-        write_body_max: 0,
-        skill_head: 0,
-        git_head: 0,
-        err_lines: true,
-        drop_notes: false,
-        pin_bodies: false,
-        pins_dropped: true,
-    },
-];
+/// The shrink levels, richest first (the module docs list the steps). Each level is the
+/// previous one with its own step's cuts.
+pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10];
+
+const L1: Level = Level {
+    step: "assistant text cut to 800/300-char windows; carried summary ≤ 30% of the budget",
+    text: (800, 300),
+    short_title: true,
+    carried: Some(0.30),
+    ..L0
+};
+const L2: Level = Level {
+    step: "write bodies → length notes; edit heads 300 → 120 chars; skill bodies → 2,000 chars",
+    edit_head: 120,
+    write_body_max: 0,
+    skill_head: 2_000,
+    ..L1
+};
+const L3: Level = Level {
+    step: "user text cut to 1,000/400-char windows, assistant text to 300/120",
+    user: (1_000, 400),
+    text: (300, 120),
+    ..L2
+};
+const L4: Level = Level {
+    step: "git heads 600 → 200 chars; unresolved errors cut to their key lines",
+    git_head: 200,
+    err_lines: true,
+    ..L3
+};
+const L5: Level = Level {
+    step: "no aggregated drop lines; assistant text cut to 120/50; carried summary ≤ 15%",
+    text: (120, 50),
+    carried: Some(0.15),
+    drop_notes: false,
+    ..L4
+};
+const L6: Level = Level {
+    step: "edit/write, git and skill pins → their call line only",
+    skill_head: 0,
+    git_head: 0,
+    pin_bodies: false,
+    ..L5
+};
+const L7: Level = Level {
+    step: "assistant text left out; user text cut to 300/120",
+    user: (300, 120),
+    text: (0, 0),
+    ..L6
+};
+const L8: Level = Level {
+    step: "user text cut to 120/50; carried summary ≤ 5%",
+    user: (120, 50),
+    carried: Some(0.05),
+    ..L7
+};
+const L9: Level = Level {
+    step: "pins and calls without a result left out",
+    pins_dropped: true,
+    ..L8
+};
+const L10: Level = Level {
+    step: "user text cut to its first 60 chars",
+    user: (60, 30),
+    ..L9
+};
