@@ -307,8 +307,8 @@ impl Ctx<'_> {
         crate::jscompat::tokens_from_chars(chars as u64)
     }
 
-    /// A line-cut body: `rendered` when the real text was read, else a placeholder of the same
-    /// length (measuring).
+    /// A line-cut body: `rendered` when the real text was read, else (measuring) a short
+    /// placeholder, the rest of its length added to `deficit`.
     fn lines_body(
         &self,
         i: usize,
