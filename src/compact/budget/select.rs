@@ -24,11 +24,14 @@ pub struct Weights {
     pub df_gain: f32,
     /// Worth of a query word found in a line (before its rarity).
     pub q_gain: f32,
-    /// Worth of a line among an output's first `head_lines` or last `tail_lines` lines (where
-    /// commands print what they did and how it ended); the fit sets it from the budget.
+    /// Worth of a line among an output's first `head_lines` or last `tail_lines` lines, or
+    /// its first and last `ht_frac` share of lines if that is more (where commands print what
+    /// they did and how it ended); the fit sets it and `ht_frac` from the budget.
     pub pos_gain: f32,
     pub head_lines: u32,
     pub tail_lines: u32,
+    /// The head and tail windows grow to this share of an output's lines.
+    pub ht_frac: f32,
 }
 
 impl Default for Weights {
@@ -42,6 +45,7 @@ impl Default for Weights {
             pos_gain: 0.0,
             head_lines: 3,
             tail_lines: 5,
+            ht_frac: 0.0,
         }
     }
 }
@@ -97,7 +101,8 @@ pub fn select(
             } else {
                 0.0
             };
-        if u.line() < w.head_lines || u.end_line() + w.tail_lines >= f.lines {
+        let frac = (f.lines as f32 * w.ht_frac) as u32;
+        if u.line() < w.head_lines.max(frac) || u.end_line() + w.tail_lines.max(frac) >= f.lines {
             v += w.pos_gain;
         }
         let strs = &f.strs[u.strs()];

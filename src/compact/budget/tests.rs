@@ -176,6 +176,35 @@ fn head_and_tail_lines_gain_worth_only_when_asked() {
 }
 
 #[test]
+fn head_and_tail_windows_grow_with_the_output() {
+    // 400 plain lines: a 5% window is 20 lines at each end, more than the 3 and 5 lines.
+    let text: String = (0..400).map(|i| format!("plain words line {i}\n")).collect();
+    let (e, f) = feats(text.trim_end());
+    let w = Weights {
+        pos_gain: 3.0,
+        ht_frac: 0.05,
+        ..Weights::default()
+    };
+    let none = vec![false; e.table.len()];
+    let sel = select(
+        &[Some(&f)],
+        &one_candidate(),
+        &e.table,
+        &none,
+        &w,
+        Marker::Bare,
+        700.0,
+    );
+    let lines: Vec<(u32, u32)> = sel[0]
+        .iter()
+        .map(|&u| (f.units[u as usize].line(), f.units[u as usize].end_line()))
+        .collect();
+    assert!(lines.iter().all(|&(a, z)| a < 20 || z + 20 >= f.lines), "{lines:?}");
+    assert!(lines.iter().any(|&(a, _)| (3..20).contains(&a)), "{lines:?}");
+    assert!(lines.iter().any(|&(_, z)| z + 5 < f.lines && z + 20 >= f.lines), "{lines:?}");
+}
+
+#[test]
 fn packed_units_round_trip_wide_characters() {
     // 4-byte chars: long lines are cut into segments whose byte length stays within a unit's
     // 11 bits, and every unit renders back its own bytes.
