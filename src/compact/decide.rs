@@ -85,7 +85,7 @@ pub fn finish(
             question_tokens: probe_tokens(&id),
         });
     }
-    let decided: Vec<render::Decided<'_>> = prep
+    let mut decided: Vec<render::Decided<'_>> = prep
         .pairs
         .iter()
         .enumerate()
@@ -129,11 +129,12 @@ pub fn finish(
     };
     let summary = render::render(
         &prep.msgs,
-        &decided,
+        &mut decided,
         prep.previous_summary.as_deref(),
         &ro,
         0,
-    );
+        &mut |_, _| Ok(()),
+    )?;
     let counts = Counts::of(&reports, prep.user_messages);
     Ok(CompactPlan::assemble(
         prep,

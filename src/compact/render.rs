@@ -150,7 +150,12 @@ fn call_line(d: &Decided<'_>, note: &str) -> String {
 }
 
 /// Render one kept tool call and its result.
-fn render_pair(d: &Decided<'_>, result_blocks: Option<&[Block]>, o: &RenderOptions) -> String {
+fn render_pair(
+    d: &Decided<'_>,
+    body: Option<&(String, String)>,
+    result_blocks: Option<&[Block]>,
+    o: &RenderOptions,
+) -> String {
     let p = d.pair;
     let mut s = String::new();
     if d.pin == Some(Pin::EditWrite) {
@@ -158,7 +163,7 @@ fn render_pair(d: &Decided<'_>, result_blocks: Option<&[Block]>, o: &RenderOptio
         s.push('\n');
         if o.pin_bodies {
             s.push_str(&render_edit_write(p, o));
-            if let Some((_, text)) = &d.body {
+            if let Some((_, text)) = body {
                 let line = cap_middle(text.trim(), 300);
                 if !line.is_empty() {
                     s.push_str(&format!(
@@ -176,7 +181,7 @@ fn render_pair(d: &Decided<'_>, result_blocks: Option<&[Block]>, o: &RenderOptio
         s.push_str(&call_line(d, "no result recorded"));
         s.push('\n');
     } else {
-        match &d.body {
+        match body {
             Some((note, text)) if !text.is_empty() => {
                 s.push_str(&call_line(d, note));
                 s.push_str(":\n");
@@ -302,14 +307,21 @@ fn render_edit_write(p: &Pair, o: &RenderOptions) -> String {
     s
 }
 
+/// Completes pair `k`'s `(note, text)` body right before it is rendered.
+pub type Fill<'a> = dyn FnMut(usize, &mut Option<(String, String)>) -> anyhow::Result<()> + 'a;
+
 /// Render the region. `previous` = the previous compaction's summary (flattened, not scored).
+/// `fill(k, body)` may complete pair `k`'s body right before it is rendered, and each body is
+/// taken out of `decided` as it is rendered: a big summary's kept text is then read, cut and
+/// copied one output at a time, held once in the summary and not again in the bodies.
 pub fn render(
     msgs: &[RMsg],
-    decided: &[Decided<'_>],
+    decided: &mut [Decided<'_>],
     previous: Option<&str>,
     o: &RenderOptions,
     capacity: usize,
-) -> String {
+    fill: &mut Fill<'_>,
+) -> anyhow::Result<String> {
     let mut parts = Parts(String::with_capacity(capacity));
     if o.short_title {
         parts.push(format!(
@@ -337,31 +349,31 @@ pub fn render(
         }
     }
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
-    let mut run: Vec<&Decided<'_>> = Vec::new();
-    let flush = |run: &mut Vec<&Decided<'_>>, parts: &mut Parts| {
+    let mut run: Vec<&Pair> = Vec::new();
+    let flush = |run: &mut Vec<&Pair>, parts: &mut Parts| {
         if run.is_empty() {
             return;
         }
         if o.breadcrumbs {
             let lines: Vec<String> = run
                 .iter()
-                .map(|d| {
+                .map(|p| {
                     format!(
                         "- dropped: **{}** {} ({}; {})",
-                        d.pair.tool,
-                        ident(d.pair),
-                        d.pair.id(),
-                        size(clen(&d.pair.output).max(d.pair.output_chars))
+                        p.tool,
+                        ident(p),
+                        p.id(),
+                        size(clen(&p.output).max(p.output_chars))
                     )
                 })
                 .collect();
             parts.push(lines.join("\n"));
         } else if o.drop_notes {
             let mut by: Vec<(&str, usize)> = Vec::new();
-            for d in run.iter() {
-                match by.iter_mut().find(|(t, _)| *t == d.pair.tool) {
+            for p in run.iter() {
+                match by.iter_mut().find(|(t, _)| *t == p.tool) {
                     Some(x) => x.1 += 1,
-                    None => by.push((d.pair.tool.as_str(), 1)),
+                    None => by.push((p.tool.as_str(), 1)),
                 }
             }
             by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -410,17 +422,22 @@ pub fn render(
                     let Some(&k) = at.get(&(mi, bi)) else {
                         continue;
                     };
-                    let d = &decided[k];
+                    let d = &mut decided[k];
                     if d.action == Action::Drop {
-                        run.push(d);
+                        run.push(d.pair);
                         continue;
                     }
+                    fill(k, &mut d.body)?;
+                    let body = d.body.take();
                     flush(&mut run, &mut parts);
                     let result = d.pair.result_msg.and_then(|j| match &msgs.get(j)?.kind {
                         Kind::ToolResult { blocks, .. } => Some(blocks.as_slice()),
                         _ => None,
                     });
-                    parts.push(render_pair(d, result, o).trim_end().to_string());
+                    let mut s = render_pair(d, body.as_ref(), result, o);
+                    drop(body);
+                    s.truncate(s.trim_end().len());
+                    parts.push(s);
                 }
             }
             Kind::ToolResult {
@@ -497,7 +514,7 @@ pub fn render(
             keep_window(prev, o.carried_cap, o.carried_cap / 2)
         ));
     }
-    parts.0
+    Ok(parts.0)
 }
 
 /// The summary's parts, joined by blank lines as they come (one buffer, no second copy).

@@ -93,8 +93,10 @@ fn pieces_of(f: &OutFeat, sel: &[u32], m: Marker) -> Vec<Piece> {
 
 /// The body of a line-cut output: kept units verbatim, markers where lines were cut.
 pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32], m: Marker) -> String {
-    let mut s = String::new();
-    for p in pieces_of(f, sel, m) {
+    let pieces = pieces_of(f, sel, m);
+    // Reserved at its exact size: the kept text is most of a big summary's memory.
+    let mut s = String::with_capacity(size_of(f, &pieces).bytes);
+    for p in pieces {
         match p {
             Piece::Text(t) => s.push_str(&t),
             Piece::Unit(i) => {
@@ -106,15 +108,41 @@ pub fn render_lines(output: &str, f: &OutFeat, sel: &[u32], m: Marker) -> String
     s
 }
 
+/// The size of a rendered body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BodySize {
+    /// UTF-16 length (what the budget counts).
+    pub u16: usize,
+    /// UTF-8 length (what memory holds).
+    pub bytes: usize,
+}
+
+fn size_of(f: &OutFeat, pieces: &[Piece]) -> BodySize {
+    let mut z = BodySize::default();
+    for p in pieces {
+        match p {
+            Piece::Text(t) => {
+                z.u16 += crate::jscompat::utf16_len(t);
+                z.bytes += t.len();
+            }
+            Piece::Unit(i) => {
+                let u = &f.units[*i as usize];
+                z.u16 += u.u16() as usize;
+                z.bytes += u.blen() as usize;
+            }
+        }
+    }
+    z
+}
+
+/// The size of [`render_lines`]'s result, without the text.
+pub fn body_size(f: &OutFeat, sel: &[u32], m: Marker) -> BodySize {
+    size_of(f, &pieces_of(f, sel, m))
+}
+
 /// UTF-16 length of [`render_lines`]'s result, without the text.
 pub fn measure_lines(f: &OutFeat, sel: &[u32], m: Marker) -> usize {
-    pieces_of(f, sel, m)
-        .iter()
-        .map(|p| match p {
-            Piece::Text(t) => crate::jscompat::utf16_len(t),
-            Piece::Unit(i) => f.units[*i as usize].u16() as usize,
-        })
-        .sum()
+    body_size(f, sel, m).u16
 }
 
 /// Lines with at least one kept unit.

@@ -178,7 +178,9 @@ fn head_and_tail_lines_gain_worth_only_when_asked() {
 #[test]
 fn head_and_tail_windows_grow_with_the_output() {
     // 400 plain lines: a 5% window is 20 lines at each end, more than the 3 and 5 lines.
-    let text: String = (0..400).map(|i| format!("plain words line {i}\n")).collect();
+    let text: String = (0..400)
+        .map(|i| format!("plain words line {i}\n"))
+        .collect();
     let (e, f) = feats(text.trim_end());
     let w = Weights {
         pos_gain: 3.0,
@@ -199,9 +201,20 @@ fn head_and_tail_windows_grow_with_the_output() {
         .iter()
         .map(|&u| (f.units[u as usize].line(), f.units[u as usize].end_line()))
         .collect();
-    assert!(lines.iter().all(|&(a, z)| a < 20 || z + 20 >= f.lines), "{lines:?}");
-    assert!(lines.iter().any(|&(a, _)| (3..20).contains(&a)), "{lines:?}");
-    assert!(lines.iter().any(|&(_, z)| z + 5 < f.lines && z + 20 >= f.lines), "{lines:?}");
+    assert!(
+        lines.iter().all(|&(a, z)| a < 20 || z + 20 >= f.lines),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|&(a, _)| (3..20).contains(&a)),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|&(_, z)| z + 5 < f.lines && z + 20 >= f.lines),
+        "{lines:?}"
+    );
 }
 
 #[test]

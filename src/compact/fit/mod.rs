@@ -198,7 +198,7 @@ struct Ctx<'p> {
     prep: &'p Prepared,
     /// While measuring: UTF-16 chars of line-cut bodies not materialised (their placeholders
     /// are at most a fence's worth of chars, so measuring holds no copy of the kept text).
-    deficit: std::cell::Cell<usize>,
+    deficit: std::cell::Cell<budget::BodySize>,
     cands: Vec<Candidate>,
     marker: budget::Marker,
     scorer: String,
@@ -250,26 +250,30 @@ impl Ctx<'_> {
         }
     }
 
-    /// Render at level `l` with selection `sel`; `outputs` gives line-cut pairs' rendered bodies
-    /// (`None`: measure with placeholders of the same length).
+    /// Render at level `l` with selection `sel`; `fetch(i)` gives pair `i`'s line-cut body,
+    /// asked for right before it is rendered (`None`: measure with placeholders of the same
+    /// length).
     fn render(
         &self,
         l: &Level,
         budget: u64,
         sel: &[Vec<u32>],
-        mut outputs: Option<&mut [Option<String>]>,
+        mut fetch: Option<&mut dyn FnMut(usize) -> Result<String>>,
         capacity: usize,
-    ) -> String {
+    ) -> Result<String> {
         let prep = self.prep;
+        let real = fetch.is_some();
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(prep.pairs.len());
+        let mut lazy = vec![false; prep.pairs.len()];
         for (i, pair) in prep.pairs.iter().enumerate() {
             let action = self.action(i, l, &sel[i]);
-            let body_of = |outputs: &mut Option<&mut [Option<String>]>| {
-                self.lines_body(i, &sel[i], outputs.as_deref_mut().and_then(|o| o[i].take()))
+            let mut body_of = || {
+                lazy[i] = real;
+                self.lines_body(i, &sel[i], real.then(String::new))
             };
             let body = match (action, prep.pins[i]) {
                 (Action::Drop | Action::Unpaired, _) => None,
-                (_, Some(Pin::UnresolvedError)) if l.err_lines => body_of(&mut outputs),
+                (_, Some(Pin::UnresolvedError)) if l.err_lines => body_of(),
                 (_, Some(Pin::EditWrite)) => Some((
                     String::new(),
                     prep.pin_outputs[i]
@@ -284,7 +288,7 @@ impl Ctx<'_> {
                         Some(render::pin_body(out, pin, l.git_head, l.skill_head))
                     }
                 }
-                _ => body_of(&mut outputs),
+                _ => body_of(),
             };
             decided.push(Decided {
                 pair,
@@ -295,24 +299,41 @@ impl Ctx<'_> {
         }
         render::render(
             &prep.msgs,
-            &decided,
+            &mut decided,
             prep.previous_summary.as_deref(),
             &self.options(l, budget),
             capacity,
+            &mut |k, body| {
+                if let (true, Some(b), Some(f)) = (lazy[k], body.as_mut(), fetch.as_mut()) {
+                    b.1 = f(k)?;
+                }
+                Ok(())
+            },
         )
     }
 
     /// Tokens of the summary at level `l` with selection `sel`, without materialising the kept
     /// text.
     fn measure(&self, l: &Level, budget: u64, sel: &[Vec<u32>]) -> u64 {
-        self.deficit.set(0);
-        let shape = self.render(l, budget, sel, None, 0);
-        let chars = crate::jscompat::utf16_len(&shape) + self.deficit.get();
-        crate::jscompat::tokens_from_chars(chars as u64)
+        self.measure_size(l, budget, sel).0
     }
 
-    /// A line-cut body: `rendered` when the real text was read, else (measuring) a short
-    /// placeholder, the rest of its length added to `deficit`.
+    /// Tokens and UTF-8 bytes of the summary at level `l` with selection `sel`.
+    fn measure_size(&self, l: &Level, budget: u64, sel: &[Vec<u32>]) -> (u64, usize) {
+        self.deficit.set(budget::BodySize::default());
+        // Measuring reads nothing, so it cannot fail.
+        let shape = self.render(l, budget, sel, None, 0).unwrap_or_default();
+        let d = self.deficit.get();
+        let chars = crate::jscompat::utf16_len(&shape) + d.u16;
+        (
+            crate::jscompat::tokens_from_chars(chars as u64),
+            shape.len() + d.bytes,
+        )
+    }
+
+    /// A line-cut body: `rendered` when rendering for real (empty, filled in when it is
+    /// rendered), else (measuring) a short placeholder, the rest of its length added to
+    /// `deficit`.
     fn lines_body(
         &self,
         i: usize,
@@ -336,7 +357,7 @@ impl Ctx<'_> {
         let text = match rendered {
             Some(body) => body,
             None => {
-                let n = budget::measure_lines(f, sel, self.marker);
+                let n = budget::body_size(f, sel, self.marker);
                 // A short placeholder that fences like the real body (its longest backtick run),
                 // the rest of its UTF-16 length counted in `deficit`.
                 let ticks = if f.ticks >= 3 {
@@ -344,12 +365,14 @@ impl Ctx<'_> {
                 } else {
                     String::new()
                 };
-                let short = (ticks.len() + 1).min(n);
+                let short = (ticks.len() + 1).min(n.u16);
                 let mut s = "x".repeat(short.saturating_sub(ticks.len()));
                 s.push_str(&ticks);
-                let s_len = s.len();
-                self.deficit
-                    .set(self.deficit.get() + n.saturating_sub(s_len));
+                let d = self.deficit.get();
+                self.deficit.set(budget::BodySize {
+                    u16: d.u16 + n.u16.saturating_sub(s.len()),
+                    bytes: d.bytes + n.bytes.saturating_sub(s.len()),
+                });
                 s
             }
         };
@@ -393,7 +416,7 @@ pub fn finish(
     let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
     let mut ctx = Ctx {
         prep: &prep,
-        deficit: std::cell::Cell::new(0),
+        deficit: std::cell::Cell::new(budget::BodySize::default()),
         cands,
         marker: if ratio < BARE_MARKERS_BELOW {
             budget::Marker::Bare
@@ -482,36 +505,35 @@ pub fn finish(
     let mut summary;
     let mut guard = 0;
     loop {
-        let mut outputs: Vec<Option<String>> = vec![None; n];
-        for i in 0..n {
-            if sel[i].is_empty() || prep.feats[i].is_none() {
-                continue;
-            }
+        // Reserved at its measured size (plus a little slack: a fence or marker may come out
+        // longer than measured): no doubling copies while it grows.
+        let bytes = ctx.measure_size(&level, budget, &sel).1;
+        let capacity = bytes + bytes / 64 + 4096;
+        let mut fetch = |i: usize| -> Result<String> {
             let p = &prep.pairs[i];
+            let Some(f) = prep.feats[i].as_ref() else {
+                return Ok(String::new());
+            };
             let full = if !p.output.is_empty() {
-                p.output.clone()
+                std::borrow::Cow::Borrowed(p.output.as_str())
             } else if let Some(o) = &prep.pin_outputs[i] {
-                o.clone()
+                std::borrow::Cow::Borrowed(o.as_str())
             } else if let Some(j) = p.result_msg {
-                fetch_output(
+                std::borrow::Cow::Owned(fetch_output(
                     src.session,
                     src.projection,
                     src.wall,
                     prep.msgs[j].pos,
                     &p.call_id,
                     src.fetch,
-                )?
+                )?)
             } else {
-                String::new()
+                return Ok(String::new());
             };
-            // Only the kept text stays in memory.
-            outputs[i] = prep.feats[i]
-                .as_ref()
-                .map(|f| budget::render_lines(&full, f, &sel[i], ctx.marker));
-        }
-        // Reserved at its measured size (plus slack): no doubling copies while it grows.
-        let capacity = (ctx.measure(&level, budget, &sel) as usize * 4 + 4096) * 5 / 4;
-        summary = ctx.render(&level, budget, &sel, Some(&mut outputs), capacity);
+            // Only the kept text, and only until it is copied into the summary.
+            Ok(budget::render_lines(&full, f, &sel[i], ctx.marker))
+        };
+        summary = ctx.render(&level, budget, &sel, Some(&mut fetch), capacity)?;
         let size = tokens_of(&summary);
         guard += 1;
         if size <= budget || guard >= 4 {
