@@ -46,7 +46,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     };
     let host = built.as_ref().and_then(|(_, h)| h.clone());
     let mut fetch = l.fetcher();
-    let plan = if args.dry_run && network {
+    let mut plan = if args.dry_run && network {
         // A dry run never sends session content: heuristic scores, the real request count.
         let prep = match compact::prepare(
             &l.session,
@@ -108,7 +108,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     let grows = plan.sizes.region_after >= plan.sizes.region_before;
     if !args.dry_run && !grows {
         let mut batch = Batch::new(&l.session, &l.tree)?;
-        entry_id = Some(compact::append(&plan, &mut batch));
+        entry_id = Some(compact::append(&mut plan, &mut batch));
         written = writer::commit(
             &l.session,
             &l.tree,

@@ -113,6 +113,7 @@ pub fn finish(
         })
         .collect();
     let ro = render::RenderOptions {
+        keep_text: true,
         user_whole: o.text_whole,
         user_window: o.text_window,
         text_whole: o.text_whole,
@@ -134,12 +135,14 @@ pub fn finish(
         &ro,
         0,
         &mut |_, _| Ok(()),
-    )?;
+    )?
+    .text;
     let counts = Counts::of(&reports, prep.user_messages);
     Ok(CompactPlan::assemble(
         prep,
         Decision {
             scorer,
+            summary_tokens: crate::jscompat::text_tokens(&summary),
             summary,
             pairs: reports,
             counts,

@@ -94,11 +94,16 @@ pub struct CompactOptions {
     pub lite: bool,
     /// One line per dropped call instead of one per run.
     pub breadcrumbs: bool,
+    /// Hold the summary's text in the plan. A dry run needs only its size: under a budget the
+    /// summary is then rendered into a counter (every body still read and cut, so the size is
+    /// exactly what a real run writes) and [`CompactPlan::summary`] stays empty.
+    pub summary_text: bool,
 }
 
 impl Default for CompactOptions {
     fn default() -> CompactOptions {
         CompactOptions {
+            summary_text: true,
             keep_recent_tokens: 20_000,
             threshold: 0.5,
             text_whole: 2_000,
@@ -193,7 +198,9 @@ pub struct CompactPlan {
 /// the plan is assembled around it.
 pub(crate) struct Decision {
     pub scorer: String,
+    /// The summary (empty when the options say not to hold it) and its tokens.
     pub summary: String,
+    pub summary_tokens: u64,
     pub pairs: Vec<PairReport>,
     pub counts: Counts,
     pub planned_requests: usize,
@@ -206,7 +213,7 @@ impl CompactPlan {
     /// The plan for `prep` once a decision step has rendered its summary: sizes, the request
     /// count, and a warning when the summary is not smaller than the region.
     pub(crate) fn assemble(prep: Prepared, d: Decision) -> CompactPlan {
-        let summary_tokens = crate::jscompat::text_tokens(&d.summary);
+        let summary_tokens = d.summary_tokens;
         let mut warnings = Vec::new();
         if summary_tokens >= prep.region_tokens {
             warnings.push(format!(
@@ -319,13 +326,16 @@ pub fn plan_notes(req: &ScoreRequest, request_budget: u64) -> ScoreNotes {
 }
 
 /// Append the `compaction` entry (`docs/pi-format.md#the-compaction-entry-pi-shake-writes`) to
-/// `batch`; returns its id.
-pub fn append(plan: &CompactPlan, batch: &mut Batch) -> String {
+/// `batch`; returns its id. The summary moves into the entry (`plan.summary` is left empty):
+/// a big summary is then held once beside its serialised line, not twice.
+pub fn append(plan: &mut CompactPlan, batch: &mut Batch) -> String {
     let now = batch.now_ms();
     let details = plan.details();
+    let summary = std::mem::take(&mut plan.summary);
+    let plan = &*plan;
     batch.entry("compaction", |_id| {
         let mut m = Map::new();
-        m.insert("summary".into(), Value::String(plan.summary.clone()));
+        m.insert("summary".into(), Value::String(summary));
         m.insert(
             "firstKeptEntryId".into(),
             Value::String(plan.cut.first_kept_id.clone()),

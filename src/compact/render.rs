@@ -12,6 +12,8 @@ use crate::report::thousands;
 /// Rendering knobs (from the options and, under a budget, the chosen shrink level).
 #[derive(Clone, Debug)]
 pub struct RenderOptions {
+    /// Build the text; otherwise only count its size.
+    pub keep_text: bool,
     /// User text: whole up to this many chars, else head and tail windows of this size.
     pub user_whole: usize,
     pub user_window: usize,
@@ -321,8 +323,15 @@ pub fn render(
     o: &RenderOptions,
     capacity: usize,
     fill: &mut Fill<'_>,
-) -> anyhow::Result<String> {
-    let mut parts = Parts(String::with_capacity(capacity));
+) -> anyhow::Result<Rendered> {
+    let mut parts = Parts {
+        out: Rendered {
+            text: String::with_capacity(if o.keep_text { capacity } else { 0 }),
+            u16: 0,
+            bytes: 0,
+        },
+        keep: o.keep_text,
+    };
     if o.short_title {
         parts.push(format!(
             "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
@@ -514,17 +523,37 @@ pub fn render(
             keep_window(prev, o.carried_cap, o.carried_cap / 2)
         ));
     }
-    Ok(parts.0)
+    Ok(parts.out)
 }
 
-/// The summary's parts, joined by blank lines as they come (one buffer, no second copy).
-struct Parts(String);
+/// A rendered summary: its text (empty unless [`RenderOptions::keep_text`]) and its size.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub text: String,
+    /// UTF-16 length (what pi's estimator counts) and UTF-8 length.
+    pub u16: usize,
+    pub bytes: usize,
+}
+
+/// The summary's parts, joined by blank lines as they come (one buffer, no second copy), or
+/// only counted.
+struct Parts {
+    out: Rendered,
+    keep: bool,
+}
 
 impl Parts {
     fn push(&mut self, part: String) {
-        if !self.0.is_empty() {
-            self.0.push_str("\n\n");
+        if self.out.bytes > 0 {
+            self.put("\n\n");
         }
-        self.0.push_str(&part);
+        self.put(&part);
+    }
+    fn put(&mut self, s: &str) {
+        self.out.u16 += crate::jscompat::utf16_len(s);
+        self.out.bytes += s.len();
+        if self.keep {
+            self.out.text.push_str(s);
+        }
     }
 }

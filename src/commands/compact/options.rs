@@ -31,6 +31,8 @@ pub(super) fn resolve(args: &CompactArgs, l: &Loaded, pi: &PiSettings) -> Result
             || args.dry_run && network,
         budget,
         breadcrumbs: args.breadcrumbs,
+        // A dry run reports the summary's size, never its text.
+        summary_text: !args.dry_run || args.emit_json,
         ..CompactOptions::default()
     })
 }

@@ -182,10 +182,6 @@ fn factor(
     (f, why)
 }
 
-fn tokens_of(s: &str) -> u64 {
-    crate::jscompat::text_tokens(s)
-}
-
 /// Everything [`finish`] needs to re-read outputs.
 pub struct Source<'a, 'f> {
     pub session: &'a Session,
@@ -206,8 +202,9 @@ struct Ctx<'p> {
 }
 
 impl Ctx<'_> {
-    fn options(&self, l: &Level, budget: u64) -> RenderOptions {
+    fn options(&self, l: &Level, budget: u64, keep_text: bool) -> RenderOptions {
         RenderOptions {
+            keep_text,
             user_whole: l.user.0,
             user_window: l.user.1,
             text_whole: l.text.0,
@@ -260,9 +257,10 @@ impl Ctx<'_> {
         sel: &[Vec<u32>],
         mut fetch: Option<&mut dyn FnMut(usize) -> Result<String>>,
         capacity: usize,
-    ) -> Result<String> {
+    ) -> Result<render::Rendered> {
         let prep = self.prep;
         let real = fetch.is_some();
+        let keep_text = real && prep.options.summary_text;
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(prep.pairs.len());
         let mut lazy = vec![false; prep.pairs.len()];
         for (i, pair) in prep.pairs.iter().enumerate() {
@@ -301,7 +299,7 @@ impl Ctx<'_> {
             &prep.msgs,
             &mut decided,
             prep.previous_summary.as_deref(),
-            &self.options(l, budget),
+            &self.options(l, budget, keep_text),
             capacity,
             &mut |k, body| {
                 if let (true, Some(b), Some(f)) = (lazy[k], body.as_mut(), fetch.as_mut()) {
@@ -324,10 +322,9 @@ impl Ctx<'_> {
         // Measuring reads nothing, so it cannot fail.
         let shape = self.render(l, budget, sel, None, 0).unwrap_or_default();
         let d = self.deficit.get();
-        let chars = crate::jscompat::utf16_len(&shape) + d.u16;
         (
-            crate::jscompat::tokens_from_chars(chars as u64),
-            shape.len() + d.bytes,
+            crate::jscompat::tokens_from_chars((shape.u16 + d.u16) as u64),
+            shape.bytes + d.bytes,
         )
     }
 
@@ -534,7 +531,7 @@ pub fn finish(
             Ok(budget::render_lines(&full, f, &sel[i], ctx.marker))
         };
         summary = ctx.render(&level, budget, &sel, Some(&mut fetch), capacity)?;
-        let size = tokens_of(&summary);
+        let size = crate::jscompat::tokens_from_chars(summary.u16 as u64);
         guard += 1;
         if size <= budget || guard >= 4 {
             break;
@@ -552,7 +549,7 @@ pub fn finish(
             line_budget,
         );
     }
-    let summary_tokens = tokens_of(&summary);
+    let summary_tokens = crate::jscompat::tokens_from_chars(summary.u16 as u64);
     // Reports.
     let mut reports = Vec::with_capacity(n);
     let mut lines_kept = 0usize;
@@ -653,7 +650,8 @@ pub fn finish(
         prep,
         Decision {
             scorer,
-            summary,
+            summary: summary.text,
+            summary_tokens,
             pairs: reports,
             counts,
             planned_requests,

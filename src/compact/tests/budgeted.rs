@@ -93,10 +93,15 @@ fn budget_session(turns: usize) -> String {
 }
 
 fn budget_plan(l: &Loaded, spec: budget::BudgetSpec) -> CompactPlan {
+    budget_plan_with(l, spec, true)
+}
+
+fn budget_plan_with(l: &Loaded, spec: budget::BudgetSpec, summary_text: bool) -> CompactPlan {
     let s = &l.s;
     let o = CompactOptions {
         budget: Some(spec),
         lite: true,
+        summary_text,
         ..opts(4_000)
     };
     let Outcome::Ready(plan) = plan(
@@ -129,6 +134,25 @@ fn ratio(r: f64) -> budget::BudgetSpec {
         max_summary_tokens: None,
         source: "test".into(),
     }
+}
+
+#[test]
+fn a_dry_run_counts_the_summary_it_does_not_hold() {
+    let (l, dir) = budget_loaded("count", 60);
+    for r in [0.05, 0.3] {
+        let held = budget_plan_with(&l, ratio(r), true);
+        let counted = budget_plan_with(&l, ratio(r), false);
+        assert!(!held.summary.is_empty());
+        assert!(counted.summary.is_empty());
+        assert_eq!(
+            counted.sizes.region_after,
+            crate::jscompat::text_tokens(&held.summary)
+        );
+        assert_eq!(counted.sizes, held.sizes);
+        assert_eq!(counted.budget, held.budget);
+        assert_eq!(counted.counts, held.counts);
+    }
+    std::fs::remove_dir_all(dir).ok();
 }
 
 #[test]

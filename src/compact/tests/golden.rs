@@ -243,7 +243,7 @@ fn golden_plan() -> (CompactPlan, Loaded, PathBuf) {
 
 #[test]
 fn golden_pins_and_actions() {
-    let (plan, l, path) = golden_plan();
+    let (mut plan, l, path) = golden_plan();
     // Ids are the call's line in the file (`t{line}`, `t{line}_{k}` for its k-th call).
     for p in &plan.pairs {
         let line = l
@@ -331,7 +331,7 @@ fn golden_pins_and_actions() {
     check_golden("pins-and-actions.md", sm);
     // The entry: field order, fromHook, systemMessage replay.
     let mut batch = Batch::new(&l.s, &l.t).unwrap();
-    append(&plan, &mut batch);
+    append(&mut plan, &mut batch);
     let line: Value = serde_json::from_str(batch.lines().next().unwrap()).unwrap();
     let keys: Vec<&str> = line
         .as_object()
