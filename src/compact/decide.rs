@@ -135,15 +135,14 @@ pub fn finish(
         &ro,
         0,
         &mut |_, _| Ok(()),
-    )?
-    .text;
+    )?;
     let counts = Counts::of(&reports, prep.user_messages);
     Ok(CompactPlan::assemble(
         prep,
         Decision {
             scorer,
-            summary_tokens: crate::jscompat::text_tokens(&summary),
-            summary,
+            summary_tokens: crate::jscompat::tokens_from_chars(summary.u16 as u64),
+            summary: summary.text,
             pairs: reports,
             counts,
             planned_requests,

@@ -192,8 +192,8 @@ pub struct Source<'a, 'f> {
 
 struct Ctx<'p> {
     prep: &'p Prepared,
-    /// While measuring: UTF-16 chars of line-cut bodies not materialised (their placeholders
-    /// are at most a fence's worth of chars, so measuring holds no copy of the kept text).
+    /// While measuring: the size of line-cut bodies not materialised (their placeholders are
+    /// at most a fence's worth of chars, so measuring holds no copy of the kept text).
     deficit: std::cell::Cell<budget::BodySize>,
     cands: Vec<Candidate>,
     marker: budget::Marker,
@@ -267,7 +267,7 @@ impl Ctx<'_> {
             let action = self.action(i, l, &sel[i]);
             let mut body_of = || {
                 lazy[i] = real;
-                self.lines_body(i, &sel[i], real.then(String::new))
+                self.lines_body(i, &sel[i], real)
             };
             let body = match (action, prep.pins[i]) {
                 (Action::Drop | Action::Unpaired, _) => None,
@@ -328,15 +328,10 @@ impl Ctx<'_> {
         )
     }
 
-    /// A line-cut body: `rendered` when rendering for real (empty, filled in when it is
-    /// rendered), else (measuring) a short placeholder, the rest of its length added to
-    /// `deficit`.
-    fn lines_body(
-        &self,
-        i: usize,
-        sel: &[u32],
-        rendered: Option<String>,
-    ) -> Option<(String, String)> {
+    /// A line-cut body's note and text: when rendering for `real`, an empty text (filled in
+    /// right before it is rendered), else (measuring) a short placeholder, the rest of its
+    /// length added to `deficit`.
+    fn lines_body(&self, i: usize, sel: &[u32], real: bool) -> Option<(String, String)> {
         let f = self.prep.feats[i].as_ref()?;
         let kept = budget::lines_kept(f, sel);
         let note = if sel.len() == f.units.len() {
@@ -351,28 +346,25 @@ impl Ctx<'_> {
                 crate::report::thousands(u64::from(f.lines))
             )
         };
-        let text = match rendered {
-            Some(body) => body,
-            None => {
-                let n = budget::body_size(f, sel, self.marker);
-                // A short placeholder that fences like the real body (its longest backtick run),
-                // the rest of its UTF-16 length counted in `deficit`.
-                let ticks = if f.ticks >= 3 {
-                    "`".repeat(f.ticks as usize)
-                } else {
-                    String::new()
-                };
-                let short = (ticks.len() + 1).min(n.u16);
-                let mut s = "x".repeat(short.saturating_sub(ticks.len()));
-                s.push_str(&ticks);
-                let d = self.deficit.get();
-                self.deficit.set(budget::BodySize {
-                    u16: d.u16 + n.u16.saturating_sub(s.len()),
-                    bytes: d.bytes + n.bytes.saturating_sub(s.len()),
-                });
-                s
-            }
+        if real {
+            return Some((note, String::new()));
+        }
+        let n = budget::body_size(f, sel, self.marker);
+        // A short placeholder that fences like the real body (its longest backtick run), the
+        // rest of its length counted in `deficit`.
+        let ticks = if f.ticks >= 3 {
+            "`".repeat(f.ticks as usize)
+        } else {
+            String::new()
         };
+        let short = (ticks.len() + 1).min(n.u16);
+        let mut text = "x".repeat(short.saturating_sub(ticks.len()));
+        text.push_str(&ticks);
+        let d = self.deficit.get();
+        self.deficit.set(budget::BodySize {
+            u16: d.u16 + n.u16.saturating_sub(text.len()),
+            bytes: d.bytes + n.bytes.saturating_sub(text.len()),
+        });
         Some((note, text))
     }
 }
