@@ -26,7 +26,7 @@
 //! within (1 − 1/e) of the optimum for a fixed cost; the caller checks the rendered size and
 //! corrects the line budget until the summary is within 5% under its budget.
 
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use xxhash_rust::xxh3::xxh3_64;
