@@ -32,6 +32,21 @@ pub struct Weights {
     pub tail_lines: u32,
     /// The head and tail windows grow to this share of an output's lines.
     pub ht_frac: f32,
+    /// Units are ranked by value ÷ cost^`cost_exp` (the budget still counts the whole cost).
+    /// Below 1 a long line holding much is not crowded out by short lines holding a little;
+    /// the fit sets it from the budget.
+    pub cost_exp: f64,
+}
+
+impl Weights {
+    /// The cost a unit's value is divided by when ranking.
+    fn dens(&self, c: f64) -> f64 {
+        if self.cost_exp == 1.0 {
+            c
+        } else {
+            c.powf(self.cost_exp)
+        }
+    }
 }
 
 impl Default for Weights {
@@ -46,6 +61,7 @@ impl Default for Weights {
             head_lines: 3,
             tail_lines: 5,
             ht_frac: 0.0,
+            cost_exp: 1.0,
         }
     }
 }
@@ -155,7 +171,7 @@ pub fn select(
                 if rich(u) != (round == 0) || chosen[p][ui] {
                     continue;
                 }
-                let pr = value(p, u, f, &cov) / cost(p, ui, f, &chosen, &open);
+                let pr = value(p, u, f, &cov) / w.dens(cost(p, ui, f, &chosen, &open));
                 v.push((pr as f32, ui as u32));
             }
             v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -177,7 +193,7 @@ pub fn select(
                 if chosen[p][ui] {
                     continue;
                 }
-                let pr = value(p, &f.units[ui], f, cov) / cost(p, ui, f, chosen, open);
+                let pr = value(p, &f.units[ui], f, cov) / w.dens(cost(p, ui, f, chosen, open));
                 heap.push(Prio(pr, p as u32, ui as u32));
                 pushed += 1;
             }
@@ -196,7 +212,7 @@ pub fn select(
             let Some(f) = feats[p] else { continue };
             let v = value(p, &f.units[ui], f, &cov);
             let c = cost(p, ui, f, &chosen, &open);
-            let now = v / c;
+            let now = v / w.dens(c);
             if now + 1e-12 < pr
                 && let Some(top) = heap.peek()
                 && now < top.0
@@ -227,7 +243,7 @@ pub fn select(
                 if k < f.units.len() && !chosen[p][k] && rich(&f.units[k]) == (round == 0) {
                     let v = value(p, &f.units[k], f, &cov);
                     let c = cost(p, k, f, chosen, &open);
-                    again.push((v / c, k));
+                    again.push((v / w.dens(c), k));
                 }
             };
             push(ui.wrapping_sub(1), &mut again, &chosen);

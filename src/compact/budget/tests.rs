@@ -119,6 +119,39 @@ fn greedy_prefers_new_strings_per_char() {
 }
 
 #[test]
+fn a_long_line_holding_much_beats_a_short_line_holding_little_below_cost_exp_one() {
+    // Line 0: one string in 14 chars. Line 1: four strings in 126 chars, costing about 4.9
+    // times as much (header and marker included): per char the short line is worth more, per
+    // char^0.8 the long one. The budget fits one of them.
+    let long = format!(
+        "alpha_11 beta_x22 gamma_33 delta_44 {}",
+        "words ".repeat(15)
+    );
+    let text = format!("short_12 xxxxx\n{long}");
+    let mut e = Extractor::default();
+    let f = e.features(&text);
+    let none = vec![false; e.table.len()];
+    let pick = |cost_exp: f64| {
+        let w = Weights {
+            cost_exp,
+            ..Weights::default()
+        };
+        select(
+            &[Some(&f)],
+            &one_candidate(),
+            &e.table,
+            &none,
+            &w,
+            Marker::Bare,
+            long.len() as f64 + 20.0,
+        )
+    };
+    assert_eq!(pick(1.0)[0], vec![0], "by value per char");
+    assert_eq!(pick(0.8)[0], vec![1], "by value per char^0.8");
+    assert_eq!(Weights::default().cost_exp, 1.0);
+}
+
+#[test]
 fn budget_spec_takes_the_smaller() {
     let b = BudgetSpec {
         target_ratio: Some(0.1),
