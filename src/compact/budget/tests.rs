@@ -29,6 +29,21 @@ fn feats(text: &str) -> (Extractor, OutFeat) {
     (e, f)
 }
 
+/// The units of `f`, one candidate, nothing covered, bare markers, selected within `budget`.
+fn select_one(e: &Extractor, f: &OutFeat, w: &Weights, budget: f64) -> Vec<u32> {
+    let none = vec![false; e.table.len()];
+    select(
+        &[Some(f)],
+        &one_candidate(),
+        &e.table,
+        &none,
+        w,
+        Marker::Bare,
+        budget,
+    )
+    .remove(0)
+}
+
 #[test]
 fn units_and_rendering_round_trip() {
     let long = "x".repeat(700);
@@ -127,27 +142,16 @@ fn a_long_line_holding_much_beats_a_short_line_holding_little_below_cost_exp_one
         "alpha_11 beta_x22 gamma_33 delta_44 {}",
         "words ".repeat(15)
     );
-    let text = format!("short_12 xxxxx\n{long}");
-    let mut e = Extractor::default();
-    let f = e.features(&text);
-    let none = vec![false; e.table.len()];
+    let (e, f) = feats(&format!("short_12 xxxxx\n{long}"));
     let pick = |cost_exp: f64| {
         let w = Weights {
             cost_exp,
             ..Weights::default()
         };
-        select(
-            &[Some(&f)],
-            &one_candidate(),
-            &e.table,
-            &none,
-            &w,
-            Marker::Bare,
-            long.len() as f64 + 20.0,
-        )
+        select_one(&e, &f, &w, long.len() as f64 + 20.0)
     };
-    assert_eq!(pick(1.0)[0], vec![0], "by value per char");
-    assert_eq!(pick(0.8)[0], vec![1], "by value per char^0.8");
+    assert_eq!(pick(1.0), vec![0], "by value per char");
+    assert_eq!(pick(0.8), vec![1], "by value per char^0.8");
     assert_eq!(Weights::default().cost_exp, 1.0);
 }
 
@@ -181,24 +185,14 @@ fn head_and_tail_lines_gain_worth_only_when_asked() {
     // Plain lines everywhere; only position can tell them apart.
     let text: String = (0..40).map(|i| format!("plain words line {i}\n")).collect();
     let (e, f) = feats(text.trim_end());
-    let cands = one_candidate();
-    let none = vec![false; e.table.len()];
     let w = Weights {
         pos_gain: 3.0,
         ..Weights::default()
     };
-    let sel = select(
-        &[Some(&f)],
-        &cands,
-        &e.table,
-        &none,
-        &w,
-        Marker::Bare,
-        400.0,
-    );
-    assert!(!sel[0].is_empty());
+    let sel = select_one(&e, &f, &w, 400.0);
+    assert!(!sel.is_empty());
     let last = f.units.len() as u32 - 1;
-    for &u in &sel[0] {
+    for &u in &sel {
         let unit = &f.units[u as usize];
         assert!(
             unit.line() < w.head_lines || unit.end_line() + w.tail_lines >= f.lines,
@@ -220,17 +214,7 @@ fn head_and_tail_windows_grow_with_the_output() {
         ht_frac: 0.05,
         ..Weights::default()
     };
-    let none = vec![false; e.table.len()];
-    let sel = select(
-        &[Some(&f)],
-        &one_candidate(),
-        &e.table,
-        &none,
-        &w,
-        Marker::Bare,
-        700.0,
-    );
-    let lines: Vec<(u32, u32)> = sel[0]
+    let lines: Vec<(u32, u32)> = select_one(&e, &f, &w, 700.0)
         .iter()
         .map(|&u| (f.units[u as usize].line(), f.units[u as usize].end_line()))
         .collect();
