@@ -20,10 +20,14 @@
 //! disk is cheap to redo, a web search is not; a file the session goes on to edit; an external
 //! scorer's `useful`, when one answered), plus a small base (error-looking lines more).
 //!
-//! **Selection** ([`select`]): lazy greedy on value per UTF-16 char, where a unit's cost is its
+//! **Selection** ([`select`]): greedy on value per UTF-16 char, where a unit's cost is its
 //! length plus its call's header when the call has no kept line yet plus a cut marker when no
-//! neighbouring unit is kept. A selected string covers every other copy. Greedy max-coverage is
-//! within (1 − 1/e) of the optimum for a fixed cost; the caller checks the rendered size and
+//! neighbouring unit is kept. A selected string covers every other copy, and a pair's units
+//! are worth `(1 + V)^-0.2` of their value once it gave value `V` ([`PAIR_DECAY`]: later turns
+//! use a few things from many outputs more often than many things from one). Both keep the
+//! objective submodular, so greedy is within (1 − 1/e) of the optimum for a fixed cost. It
+//! runs lazily on one queue per pair and a main queue of pairs, and picks exactly what a greedy
+//! re-valuing every unit at every step would (tested). The caller checks the rendered size and
 //! corrects the line budget until the summary is within 5% under its budget.
 
 use std::collections::{HashMap, HashSet};
@@ -44,8 +48,6 @@ const MERGE_LINES: u8 = 7;
 const MERGE_CHARS: usize = 240;
 /// Query words counted per unit, at most.
 const MAX_QUERY: usize = 6;
-/// Units of a pair queued again when it opens.
-const REQUEUE: usize = 64;
 /// Minimum length of a distinctive string.
 pub const MIN_STR: usize = 8;
 

@@ -256,3 +256,157 @@ fn packed_units_round_trip_wide_characters() {
     assert!(f.units.iter().any(|u| u.nl() > 0), "plain lines merged");
     assert!(f.units.iter().any(|u| u.sn() > 0), "src/a.rs counted");
 }
+
+/// The greedy the selection stands for, the slow way: at every step every unit of the round
+/// is valued again (its pair's decay included) and the best that still fits is taken.
+fn reference_select(
+    feats: &[Option<&OutFeat>],
+    cands: &[Candidate],
+    strings: &[StrInfo],
+    w: &Weights,
+    budget: f64,
+) -> Vec<Vec<u32>> {
+    let covered = vec![false; strings.len()];
+    let m = Model {
+        cands,
+        strings,
+        covered: &covered,
+        w,
+        marker: Marker::Bare,
+    };
+    let mut chosen: Vec<Vec<bool>> = feats
+        .iter()
+        .map(|f| vec![false; f.map_or(0, |f| f.units.len())])
+        .collect();
+    let mut open: Vec<bool> = cands.iter().map(|c| c.open).collect();
+    let mut cov = vec![false; strings.len()];
+    let mut got = vec![0.0; feats.len()];
+    let mut left = budget;
+    for round in 0..2 {
+        while left >= 1.0 {
+            let mut best: Option<(f64, usize, usize)> = None;
+            for (p, f) in feats.iter().enumerate() {
+                let Some(f) = f else { continue };
+                if !cands[p].eligible {
+                    continue;
+                }
+                for (ui, u) in f.units.iter().enumerate() {
+                    if chosen[p][ui] || Model::rich(u) != (round == 0) {
+                        continue;
+                    }
+                    let c = m.cost(p, ui, f, &chosen, &open);
+                    if c > left {
+                        continue;
+                    }
+                    let pr = m.value(p, u, f, &cov) * m.decay(got[p]) / w.dens(c);
+                    if best.is_none_or(|b| pr > b.0) {
+                        best = Some((pr, p, ui));
+                    }
+                }
+            }
+            let Some((_, p, ui)) = best else { break };
+            let Some(f) = feats[p] else { break };
+            left -= m.cost(p, ui, f, &chosen, &open);
+            got[p] += m.value(p, &f.units[ui], f, &cov);
+            chosen[p][ui] = true;
+            open[p] = true;
+            for &h in &f.strs[f.units[ui].strs()] {
+                cov[h as usize] = true;
+            }
+        }
+    }
+    chosen
+        .into_iter()
+        .map(|c| (0..c.len() as u32).filter(|&i| c[i as usize]).collect())
+        .collect()
+}
+
+/// Outputs whose lines share strings (so taking one lowers the others) and differ in length.
+fn overlapping_outputs() -> Vec<String> {
+    (0..4)
+        .map(|k| {
+            (0..40)
+                .map(|i| {
+                    let pad = "x".repeat((i * 7 + k * 3) % 23);
+                    format!(
+                        "src/mod_{}/file_{}.rs:{} uses helper_{} and cfg_{} {pad}",
+                        k,
+                        i % 9,
+                        i,
+                        (i * k) % 11,
+                        i % 5
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
+}
+
+#[test]
+fn the_two_queue_selection_is_the_greedy_that_revalues_everything() {
+    let mut e = Extractor::default();
+    let texts = overlapping_outputs();
+    let fs: Vec<OutFeat> = texts.iter().map(|t| e.features(t)).collect();
+    let feats: Vec<Option<&OutFeat>> = fs.iter().map(Some).collect();
+    let cands: Vec<Candidate> = (0..fs.len())
+        .map(|i| Candidate {
+            eligible: true,
+            factor: 1.0 + i as f32 * 0.1,
+            header: 40.0,
+            open: false,
+        })
+        .collect();
+    let none = vec![false; e.table.len()];
+    for decay in [0.0, PAIR_DECAY, 0.5] {
+        for budget in [200.0, 900.0, 2_500.0, 6_000.0] {
+            let w = Weights {
+                pair_decay: decay,
+                ..Weights::default()
+            };
+            let got = select(&feats, &cands, &e.table, &none, &w, Marker::Bare, budget);
+            let want = reference_select(&feats, &cands, &e.table, &w, budget);
+            assert_eq!(got, want, "decay {decay}, budget {budget}");
+            assert!(got.iter().any(|s| !s.is_empty()));
+        }
+    }
+}
+
+#[test]
+fn a_pair_gives_less_the_more_it_has_given() {
+    // Two pairs that already render (no header). Output 0: ten lines of a path each, 0.05 of
+    // value per char. Output 1: one identifier line, 0.042 per char: less than any path line.
+    // The budget holds four path lines.
+    let mut e = Extractor::default();
+    let many: String = (0..10)
+        .map(|i| format!("src/area_{i}/deep/file_{i}.rs\n"))
+        .collect();
+    let f0 = e.features(many.trim_end());
+    let f1 = e.features("helperFunc plus pad");
+    let feats = [Some(&f0), Some(&f1)];
+    let cands = vec![
+        Candidate {
+            eligible: true,
+            factor: 1.0,
+            header: 0.0,
+            open: true,
+        };
+        2
+    ];
+    let none = vec![false; e.table.len()];
+    let pick = |pair_decay: f32| {
+        let w = Weights {
+            pair_decay,
+            ..Weights::default()
+        };
+        select(&feats, &cands, &e.table, &none, &w, Marker::Bare, 130.0)
+    };
+    assert_eq!(pick(0.0), vec![vec![0, 1, 2, 3], vec![]], "without decay");
+    let decayed = pick(PAIR_DECAY);
+    assert_eq!(
+        decayed[1],
+        vec![0],
+        "with decay the other output gets its line"
+    );
+    assert!((2..4).contains(&decayed[0].len()), "{decayed:?}");
+}
