@@ -128,10 +128,25 @@ impl Ord for Pair {
 /// What a unit is worth and costs, given what is already chosen (the selection's value model).
 pub(super) struct Model<'a> {
     pub cands: &'a [Candidate],
-    pub strings: &'a [StrInfo],
-    pub covered: &'a [bool],
     pub w: &'a Weights,
     pub marker: Marker,
+}
+
+/// Each string's worth ([`str_value`]), 0 for a string already covered (`covered`): the
+/// selection reads one float per string instead of its info and two flags, and zeroes it when a
+/// kept unit covers it.
+pub(super) fn worths(strings: &[StrInfo], covered: &[bool], w: &Weights) -> Vec<f32> {
+    strings
+        .iter()
+        .enumerate()
+        .map(|(h, i)| {
+            if covered.get(h).copied().unwrap_or(true) {
+                0.0
+            } else {
+                str_value(i, w)
+            }
+        })
+        .collect()
 }
 
 impl Model<'_> {
@@ -141,9 +156,9 @@ impl Model<'_> {
         if d == 0.0 { 1.0 } else { (1.0 + got).powf(-d) }
     }
 
-    /// A unit's value (its pair's factor included, its decay not), `cov` being the strings the
-    /// selection covers so far.
-    pub fn value(&self, p: usize, u: &Unit, f: &OutFeat, cov: &[bool]) -> f64 {
+    /// A unit's value (its pair's factor included, its decay not), `worth` being what each
+    /// string is still worth ([`worths`]).
+    pub fn value(&self, p: usize, u: &Unit, f: &OutFeat, worth: &[f32]) -> f64 {
         let w = self.w;
         let mut v = w.base
             + if u.flags() & F_ERR != 0 {
@@ -155,16 +170,9 @@ impl Model<'_> {
         if u.line() < w.head_lines.max(frac) || u.end_line() + w.tail_lines.max(frac) >= f.lines {
             v += w.pos_gain;
         }
-        let strs = &f.strs[u.strs()];
-        for (k, &h) in strs.iter().enumerate() {
-            let h = h as usize;
-            if self.covered.get(h).copied().unwrap_or(true)
-                || cov.get(h).copied().unwrap_or(true)
-                || strs[..k].contains(&(h as u32))
-            {
-                continue;
-            }
-            v += str_value(&self.strings[h], w);
+        // A unit lists each string once.
+        for &h in &f.strs[u.strs()] {
+            v += worth.get(h as usize).copied().unwrap_or(0.0);
         }
         f64::from(v * self.cands[p].factor)
     }
@@ -215,18 +223,12 @@ pub fn select(
         .map(|f| vec![false; f.map_or(0, |f| f.units.len())])
         .collect();
     let mut open: Vec<bool> = cands.iter().map(|c| c.open).collect();
-    let mut cov: Vec<bool> = vec![false; strings.len()];
+    let mut worth = worths(strings, covered, w);
     // Value kept from each pair so far: a pair's units are worth less the more it gives.
     let mut got: Vec<f64> = vec![0.0; n];
-    let m = Model {
-        cands,
-        strings,
-        covered,
-        w,
-        marker,
-    };
+    let m = Model { cands, w, marker };
     let mult = |g: f64| m.decay(g);
-    let value = |p: usize, u: &Unit, f: &OutFeat, cov: &[bool]| m.value(p, u, f, cov);
+    let value = |p: usize, u: &Unit, f: &OutFeat, worth: &[f32]| m.value(p, u, f, worth);
     let cost = |p: usize, ui: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool]| {
         m.cost(p, ui, f, chosen, open)
     };
@@ -244,14 +246,14 @@ pub fn select(
         // pair opens (its header is paid then, which reorders its units: short lines gain
         // most). Popping the main queue thus gives the best unit of all, as a greedy that
         // re-valued every unit at every step would, without holding every unit in one queue.
-        let local = |p: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool], cov: &[bool]| {
+        let local = |p: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool], worth: &[f32]| {
             let v: Vec<Local> = f
                 .units
                 .iter()
                 .enumerate()
                 .filter(|&(ui, u)| kind(u) && !chosen[p][ui])
                 .map(|(ui, u)| {
-                    let pr = value(p, u, f, cov) / w.dens(cost(p, ui, f, chosen, open));
+                    let pr = value(p, u, f, worth) / w.dens(cost(p, ui, f, chosen, open));
                     Local(pr as f32, ui as u32)
                 })
                 .collect();
@@ -259,7 +261,7 @@ pub fn select(
         };
         let mut queues: Vec<Queue> = (0..n)
             .map(|p| match feats[p] {
-                Some(f) if cands[p].eligible => local(p, f, &chosen, &open, &cov),
+                Some(f) if cands[p].eligible => local(p, f, &chosen, &open, &worth),
                 _ => Queue::new(),
             })
             .collect();
@@ -283,7 +285,8 @@ pub fn select(
                 if chosen[p][ui] {
                     continue;
                 }
-                let now = value(p, &f.units[ui], f, &cov) / w.dens(cost(p, ui, f, &chosen, &open));
+                let now =
+                    value(p, &f.units[ui], f, &worth) / w.dens(cost(p, ui, f, &chosen, &open));
                 // Compared as stored (f32), so a unit put back never comes straight back.
                 match q.peek() {
                     Some(top) if (now as f32) < top.0 => q.push(Local(now as f32, ui as u32)),
@@ -306,22 +309,22 @@ pub fn select(
             let c = cost(p, ui, f, &chosen, &open);
             if c <= left {
                 left -= c;
-                got[p] += value(p, &f.units[ui], f, &cov);
+                got[p] += value(p, &f.units[ui], f, &worth);
                 chosen[p][ui] = true;
                 for &h in &f.strs[f.units[ui].strs()] {
-                    if let Some(c) = cov.get_mut(h as usize) {
-                        *c = true;
+                    if let Some(c) = worth.get_mut(h as usize) {
+                        *c = 0.0;
                     }
                 }
                 if !open[p] {
                     // The header is paid: value the pair's units again at their open cost.
                     open[p] = true;
-                    queues[p] = local(p, f, &chosen, &open, &cov);
+                    queues[p] = local(p, f, &chosen, &open, &worth);
                 } else {
                     // The neighbours' marker cost fell: queue them at their new worth.
                     for k in [ui.wrapping_sub(1), ui + 1] {
                         if k < f.units.len() && !chosen[p][k] && kind(&f.units[k]) {
-                            let v = value(p, &f.units[k], f, &cov);
+                            let v = value(p, &f.units[k], f, &worth);
                             let c = cost(p, k, f, &chosen, &open);
                             queues[p].push(Local((v / w.dens(c)) as f32, k as u32));
                         }

@@ -266,11 +266,8 @@ fn reference_select(
     w: &Weights,
     budget: f64,
 ) -> Vec<Vec<u32>> {
-    let covered = vec![false; strings.len()];
     let m = Model {
         cands,
-        strings,
-        covered: &covered,
         w,
         marker: Marker::Bare,
     };
@@ -279,7 +276,7 @@ fn reference_select(
         .map(|f| vec![false; f.map_or(0, |f| f.units.len())])
         .collect();
     let mut open: Vec<bool> = cands.iter().map(|c| c.open).collect();
-    let mut cov = vec![false; strings.len()];
+    let mut worth = worths(strings, &vec![false; strings.len()], w);
     let mut got = vec![0.0; feats.len()];
     let mut left = budget;
     for round in 0..2 {
@@ -298,7 +295,7 @@ fn reference_select(
                     if c > left {
                         continue;
                     }
-                    let pr = m.value(p, u, f, &cov) * m.decay(got[p]) / w.dens(c);
+                    let pr = m.value(p, u, f, &worth) * m.decay(got[p]) / w.dens(c);
                     if best.is_none_or(|b| pr > b.0) {
                         best = Some((pr, p, ui));
                     }
@@ -307,11 +304,11 @@ fn reference_select(
             let Some((_, p, ui)) = best else { break };
             let Some(f) = feats[p] else { break };
             left -= m.cost(p, ui, f, &chosen, &open);
-            got[p] += m.value(p, &f.units[ui], f, &cov);
+            got[p] += m.value(p, &f.units[ui], f, &worth);
             chosen[p][ui] = true;
             open[p] = true;
             for &h in &f.strs[f.units[ui].strs()] {
-                cov[h as usize] = true;
+                worth[h as usize] = 0.0;
             }
         }
     }
