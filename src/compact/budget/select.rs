@@ -201,6 +201,19 @@ impl Model<'_> {
         c
     }
 
+    /// A unit's value per cost (its pair's decay not included): its rank in its pair's queue.
+    pub fn density(
+        &self,
+        p: usize,
+        ui: usize,
+        f: &OutFeat,
+        worth: &[f32],
+        chosen: &[Vec<bool>],
+        open: &[bool],
+    ) -> f64 {
+        self.value(p, &f.units[ui], f, worth) / self.w.dens(self.cost(p, ui, f, chosen, open))
+    }
+
     /// Whether a unit takes part in the first round (strings or error words) rather than the
     /// second (plain filler).
     pub fn rich(u: &Unit) -> bool {
@@ -228,11 +241,6 @@ pub fn select(
     // Value kept from each pair so far: a pair's units are worth less the more it gives.
     let mut got: Vec<f64> = vec![0.0; n];
     let m = Model { cands, w, marker };
-    let mult = |g: f64| m.decay(g);
-    let value = |p: usize, u: &Unit, f: &OutFeat, worth: &[f32]| m.value(p, u, f, worth);
-    let cost = |p: usize, ui: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool]| {
-        m.cost(p, ui, f, chosen, open)
-    };
     // Two rounds: units with strings or error words first, then plain filler lines (so the
     // queues never hold every line of a huge output at once).
     let rich = Model::rich;
@@ -253,10 +261,7 @@ pub fn select(
                 .iter()
                 .enumerate()
                 .filter(|&(ui, u)| kind(u) && !chosen[p][ui])
-                .map(|(ui, u)| {
-                    let pr = value(p, u, f, worth) / w.dens(cost(p, ui, f, chosen, open));
-                    Local(pr as f32, ui as u32)
-                })
+                .map(|(ui, _)| Local(m.density(p, ui, f, worth, chosen, open) as f32, ui as u32))
                 .collect();
             Queue::from(v)
         };
@@ -269,7 +274,7 @@ pub fn select(
         let mut main = dary_heap::QuaternaryHeap::new();
         for (p, q) in queues.iter().enumerate() {
             if let Some(top) = q.peek() {
-                main.push(Pair(f64::from(top.0) * mult(got[p]), p as u32));
+                main.push(Pair(f64::from(top.0) * m.decay(got[p]), p as u32));
             }
         }
         while let Some(Pair(_, p)) = main.pop() {
@@ -286,8 +291,7 @@ pub fn select(
                 if chosen[p][ui] {
                     continue;
                 }
-                let now =
-                    value(p, &f.units[ui], f, &worth) / w.dens(cost(p, ui, f, &chosen, &open));
+                let now = m.density(p, ui, f, &worth, &chosen, &open);
                 // Compared as stored (f32), so a unit put back never comes straight back.
                 match q.peek() {
                     Some(top) if (now as f32) < top.0 => q.push(Local(now as f32, ui as u32)),
@@ -298,19 +302,19 @@ pub fn select(
                 }
             }
             let Some((now, ui)) = best else { continue };
-            let m = mult(got[p]);
+            let decay = m.decay(got[p]);
             if let Some(top) = main.peek()
-                && now * m < top.0
+                && now * decay < top.0
             {
                 // Another pair may hold better: back in line at its true worth.
                 q.push(Local(now as f32, ui as u32));
-                main.push(Pair(now * m, p as u32));
+                main.push(Pair(now * decay, p as u32));
                 continue;
             }
-            let c = cost(p, ui, f, &chosen, &open);
+            let c = m.cost(p, ui, f, &chosen, &open);
             if c <= left {
                 left -= c;
-                got[p] += value(p, &f.units[ui], f, &worth);
+                got[p] += m.value(p, &f.units[ui], f, &worth);
                 chosen[p][ui] = true;
                 for &h in &f.strs[f.units[ui].strs()] {
                     if let Some(c) = worth.get_mut(h as usize) {
@@ -325,15 +329,14 @@ pub fn select(
                     // The neighbours' marker cost fell: queue them at their new worth.
                     for k in [ui.wrapping_sub(1), ui + 1] {
                         if k < f.units.len() && !chosen[p][k] && kind(&f.units[k]) {
-                            let v = value(p, &f.units[k], f, &worth);
-                            let c = cost(p, k, f, &chosen, &open);
-                            queues[p].push(Local((v / w.dens(c)) as f32, k as u32));
+                            let pr = m.density(p, k, f, &worth, &chosen, &open);
+                            queues[p].push(Local(pr as f32, k as u32));
                         }
                     }
                 }
             }
             if let Some(top) = queues[p].peek() {
-                main.push(Pair(f64::from(top.0) * mult(got[p]), p as u32));
+                main.push(Pair(f64::from(top.0) * m.decay(got[p]), p as u32));
             }
         }
     }
