@@ -116,6 +116,7 @@ pub fn finish(
         keep_text: true,
         user_whole: o.text_whole,
         user_window: o.text_window,
+        user_keep: None,
         text_whole: o.text_whole,
         text_window: o.text_window,
         edit_head: o.edit_head,

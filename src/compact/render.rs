@@ -17,6 +17,9 @@ pub struct RenderOptions {
     /// User text: whole up to this many chars, else head and tail windows of this size.
     pub user_whole: usize,
     pub user_window: usize,
+    /// Only the region's first `.0` and last `.1` user messages are shown; the others are
+    /// counted in one line per run (`None`: all are shown).
+    pub user_keep: Option<(usize, usize)>,
     /// Assistant (and custom, bash, branch-summary) text; `text_whole == 0` leaves it out.
     pub text_whole: usize,
     pub text_window: usize,
@@ -357,9 +360,31 @@ pub fn render(
             paired[j] = true;
         }
     }
+    // Which user messages are shown (by their ordinal among the region's user messages).
+    let users = msgs
+        .iter()
+        .filter(|m| matches!(m.kind, Kind::User(_)))
+        .count();
+    let shown = |ordinal: usize| match o.user_keep {
+        None => true,
+        Some((first, last)) => ordinal < first || ordinal + last >= users,
+    };
+    let mut user_ordinal = 0;
+    let mut users_out = 0usize;
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Pair> = Vec::new();
-    let flush = |run: &mut Vec<&Pair>, parts: &mut Parts| {
+    let flush_users = |users_out: &mut usize, parts: &mut Parts| {
+        if *users_out > 0 {
+            parts.push(format!(
+                "[{} user message{} left out]",
+                users_out,
+                if *users_out == 1 { "" } else { "s" }
+            ));
+            *users_out = 0;
+        }
+    };
+    let flush = |run: &mut Vec<&Pair>, users_out: &mut usize, parts: &mut Parts| {
+        flush_users(users_out, parts);
         if run.is_empty() {
             return;
         }
@@ -408,7 +433,12 @@ pub fn render(
     for (mi, m) in msgs.iter().enumerate() {
         match &m.kind {
             Kind::User(blocks) => {
-                flush(&mut run, &mut parts);
+                user_ordinal += 1;
+                if !shown(user_ordinal - 1) {
+                    users_out += 1;
+                    continue;
+                }
+                flush(&mut run, &mut users_out, &mut parts);
                 let mut s = "### User\n\n".to_string();
                 s.push_str(&keep_window(&text_of(blocks), o.user_whole, o.user_window));
                 if let Some(n) = images_note(blocks) {
@@ -420,7 +450,7 @@ pub fn render(
             Kind::Assistant(blocks) => {
                 let text = text_of(blocks);
                 if !text.trim().is_empty() && o.text_whole > 0 {
-                    flush(&mut run, &mut parts);
+                    flush(&mut run, &mut users_out, &mut parts);
                     parts.push(format!(
                         "### Assistant\n\n{}",
                         keep_window(&text, o.text_whole, o.text_window)
@@ -438,7 +468,7 @@ pub fn render(
                     }
                     fill(k, &mut d.body)?;
                     let body = d.body.take();
-                    flush(&mut run, &mut parts);
+                    flush(&mut run, &mut users_out, &mut parts);
                     let result = d.pair.result_msg.and_then(|j| match &msgs.get(j)?.kind {
                         Kind::ToolResult { blocks, .. } => Some(blocks.as_slice()),
                         _ => None,
@@ -458,7 +488,7 @@ pub fn render(
                 if paired[mi] {
                     continue;
                 }
-                flush(&mut run, &mut parts);
+                flush(&mut run, &mut users_out, &mut parts);
                 let text = text_of(blocks);
                 let err = if *is_error { " (error)" } else { "" };
                 parts.push(format!(
@@ -476,7 +506,7 @@ pub fn render(
                 if *excluded {
                     continue;
                 }
-                flush(&mut run, &mut parts);
+                flush(&mut run, &mut users_out, &mut parts);
                 let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
                 if o.text_whole > 0 {
                     let body = keep_window(output, o.text_whole, o.text_window);
@@ -500,14 +530,14 @@ pub fn render(
                 if o.text_whole == 0 {
                     continue;
                 }
-                flush(&mut run, &mut parts);
+                flush(&mut run, &mut users_out, &mut parts);
                 parts.push(format!(
                     "### Note ({custom_type})\n\n{}",
                     keep_window(&text_of(blocks), o.text_whole, o.text_window)
                 ));
             }
             Kind::BranchSummary(summary) => {
-                flush(&mut run, &mut parts);
+                flush(&mut run, &mut users_out, &mut parts);
                 parts.push(format!(
                     "### Summary of an abandoned branch\n\n{}",
                     keep_window(summary, o.user_whole, o.user_window)
@@ -516,7 +546,7 @@ pub fn render(
             Kind::Other(_) => {}
         }
     }
-    flush(&mut run, &mut parts);
+    flush(&mut run, &mut users_out, &mut parts);
     if let Some(prev) = previous.filter(|p| !p.trim().is_empty() && o.carried_cap > 0) {
         parts.push(format!(
             "---\n\n## Earlier history (carried from the previous compaction)\n\n{}",

@@ -6,6 +6,8 @@
 pub(super) struct Level {
     pub(super) step: &'static str,
     pub(super) user: (usize, usize),
+    /// Only the region's first `.0` and last `.1` user messages (`None`: all).
+    pub(super) user_keep: Option<(usize, usize)>,
     pub(super) text: (usize, usize),
     pub(super) edit_head: usize,
     pub(super) write_body_max: usize,
@@ -24,6 +26,7 @@ pub(super) struct Level {
 pub(super) const L0: Level = Level {
     step: "",
     user: (2_000, 1_000),
+    user_keep: None,
     text: (2_000, 1_000),
     edit_head: 300,
     write_body_max: 2_000,
@@ -39,7 +42,7 @@ pub(super) const L0: Level = Level {
 
 /// The shrink levels, richest first (the module docs list the steps). Each level is the
 /// previous one with its own step's cuts.
-pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10];
+pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12];
 
 const L1: Level = Level {
     step: "assistant text cut to 800/300-char windows; carried summary ≤ 30% of the budget",
@@ -102,4 +105,14 @@ const L10: Level = Level {
     step: "user text cut to its first 60 chars",
     user: (60, 30),
     ..L9
+};
+const L11: Level = Level {
+    step: "only the region's first user message and its last 3",
+    user_keep: Some((1, 3)),
+    ..L10
+};
+const L12: Level = Level {
+    step: "only the region's first user message",
+    user_keep: Some((1, 0)),
+    ..L11
 };

@@ -18,7 +18,9 @@
 //! 7. no assistant text, user text to 300/120;
 //! 8. user text to 120/50, the carried summary to 5%;
 //! 9. pins and calls without a recorded result left out;
-//! 10. user text to its first 60 chars.
+//! 10. user text to its first 60 chars;
+//! 11. only the region's first user message and its last 3 (the others counted in place);
+//! 12. only the region's first user message.
 //!
 //! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
 
@@ -213,6 +215,7 @@ impl Ctx<'_> {
             keep_text,
             user_whole: l.user.0,
             user_window: l.user.1,
+            user_keep: l.user_keep,
             text_whole: l.text.0,
             text_window: l.text.1,
             edit_head: l.edit_head,
