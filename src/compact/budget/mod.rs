@@ -163,7 +163,7 @@ pub struct OutFeat {
 /// structure of a big compaction).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StrInfo {
-    /// Class weight × 100 (paths > identifiers > numbers, hashes).
+    /// Class weight × 100 ([`class_of`]).
     class: u8,
     /// Relatedness to the kept part and the latest prompts, × 255.
     rel: u8,
@@ -263,7 +263,11 @@ pub fn hash_str(s: &str) -> u64 {
     xxh3_64(s.as_bytes())
 }
 
-/// Class weight of a string.
+/// Class weight of a string: camelCase identifiers 1.3, file names 1.2, paths, URLs and other
+/// identifiers 1.0, number-heavy strings 0.6, bare numbers 0.4, hashes 0.35, timestamps 0.15.
+/// Measured on the tuning sessions (README "Compaction quality"): of the region's strings the
+/// later turns used, camelCase identifiers were 1.7× as likely as the average string, paths
+/// 0.3× (listings hold many, the session goes on to use few).
 pub fn class_of(s: &str) -> f32 {
     let b = s.as_bytes();
     let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
@@ -283,7 +287,7 @@ pub fn class_of(s: &str) -> f32 {
         return 1.0;
     }
     if s.contains('/') {
-        return 1.3;
+        return 1.0;
     }
     let has_ext = s.rsplit_once('.').is_some_and(|(a, e)| {
         !a.is_empty() && (1..=5).contains(&e.len()) && e.bytes().all(|c| c.is_ascii_lowercase())
@@ -293,6 +297,13 @@ pub fn class_of(s: &str) -> f32 {
     }
     if digits * 3 > b.len() {
         return 0.6;
+    }
+    // A camelCase identifier (no dots: not a member access or a file name).
+    if !s.contains('.')
+        && b.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+    {
+        return 1.3;
     }
     1.0
 }

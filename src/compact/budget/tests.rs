@@ -18,8 +18,9 @@ fn distinctive_strings() {
             "12345678"
         ]
     );
-    assert!(class_of("src/a/b.rs") > class_of("parseHeader"));
-    assert!(class_of("parseHeader") > class_of("2025-12-17T19:39:17.548Z"));
+    assert!(class_of("parseHeader") > class_of("src/a/b.rs"));
+    assert!(class_of("parseHeader") > class_of("this.parseHeader"));
+    assert!(class_of("src/a/b.rs") > class_of("2025-12-17T19:39:17.548Z"));
     assert!(class_of("parseHeader") > class_of("deadbeef12345678"));
 }
 
@@ -371,15 +372,16 @@ fn the_two_queue_selection_is_the_greedy_that_revalues_everything() {
 
 #[test]
 fn a_pair_gives_less_the_more_it_has_given() {
-    // Two pairs that already render (no header). Output 0: ten lines of a path each, 0.05 of
-    // value per char. Output 1: one identifier line, 0.042 per char: less than any path line.
+    // Two pairs that already render (no header). Output 0: ten lines of a path each, 0.039 of
+    // value per char (0.034 for the first, which pays a cut marker). Output 1: one identifier
+    // line, 0.033 per char: less than any path line until output 0 has given three.
     // The budget holds four path lines.
     let mut e = Extractor::default();
     let many: String = (0..10)
         .map(|i| format!("src/area_{i}/deep/file_{i}.rs\n"))
         .collect();
     let f0 = e.features(many.trim_end());
-    let f1 = e.features("helperFunc plus pad");
+    let f1 = e.features("helper_func plus padding x");
     let feats = [Some(&f0), Some(&f1)];
     let cands = vec![
         Candidate {
