@@ -80,8 +80,10 @@ pub struct Counts {
     pub dropped: usize,
     pub pinned: usize,
     pub unpaired: usize,
-    /// User messages in the region (every one survives in the summary).
+    /// User messages in the region.
     pub user_messages: usize,
+    /// Of those, left out of the summary (only under the smallest budgets; counted in place).
+    pub user_messages_left_out: usize,
 }
 
 impl Counts {
@@ -96,6 +98,7 @@ impl Counts {
             pinned: n(Action::Pinned),
             unpaired: n(Action::Unpaired),
             user_messages,
+            user_messages_left_out: 0,
         }
     }
 }

@@ -42,9 +42,18 @@ pub fn render(plan: &CompactPlan, dry: bool, written: bool) -> String {
     } else {
         "Would compact"
     };
+    let users = if c.user_messages_left_out > 0 {
+        format!(
+            "{} of {}",
+            c.user_messages - c.user_messages_left_out,
+            c.user_messages
+        )
+    } else {
+        c.user_messages.to_string()
+    };
     o.push_str(&format!(
-        "{pre}{verb} {} pairs: {} kept, {} stubbed, {} dropped, {} pinned ({} user messages kept). Scorer: {}.\n",
-        c.pairs, c.kept, c.stubbed, c.dropped, c.pinned, c.user_messages, plan.scorer
+        "{pre}{verb} {} pairs: {} kept, {} stubbed, {} dropped, {} pinned ({users} user messages kept). Scorer: {}.\n",
+        c.pairs, c.kept, c.stubbed, c.dropped, c.pinned, plan.scorer
     ));
     o.push_str(&format!(
         "{pre}Pruned region ~{} → ~{} tokens; context ~{} → ~{} tokens; keeps from {}{}.\n",
@@ -81,8 +90,9 @@ pub fn render(plan: &CompactPlan, dry: bool, written: bool) -> String {
         ));
         if let Some(last) = b.shrunk.last() {
             o.push_str(&format!(
-                "{pre}Shrunk to fit: {} of 10 steps, the last: {last} (--json lists them).\n",
-                b.shrunk.len()
+                "{pre}Shrunk to fit: {} of {} steps, the last: {last} (--json lists them).\n",
+                b.shrunk.len(),
+                crate::compact::fit::SHRINK_STEPS
             ));
         }
     }

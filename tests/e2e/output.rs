@@ -254,6 +254,7 @@ struct CountsDoc {
     pinned: u64,
     unpaired: u64,
     user_messages: u64,
+    user_messages_left_out: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -772,7 +773,35 @@ fn json_compact_budget() {
             "{flags:?} {b:?}"
         );
         assert!(b.source.starts_with("--"), "{flags:?}");
+        // Every user message stays at 30% (~10k tokens); at 700 tokens only the first and last 3.
+        let left_out = if tokens > 5_000 {
+            0
+        } else {
+            d.counts.user_messages - 4
+        };
+        assert_eq!(d.counts.user_messages_left_out, left_out, "{flags:?}");
     }
+    // At 1% of the region only the first user message stays; the others are counted.
+    let d: CompactDoc = parse(&w.run(&[
+        "compact",
+        "--json",
+        "--dry-run",
+        "--target-ratio",
+        "0.01",
+        "long-session.jsonl",
+    ]));
+    let b = d.budget.unwrap();
+    assert!(b.achieved <= b.tokens, "{b:?}");
+    assert_eq!(
+        b.shrunk.last().map(String::as_str),
+        Some("only the region's first user message")
+    );
+    assert_eq!(
+        d.counts.user_messages_left_out + 1,
+        d.counts.user_messages,
+        "{:?}",
+        d.counts
+    );
     // Bad budgets are usage errors.
     for bad in [
         &["--target-ratio", "0"][..],

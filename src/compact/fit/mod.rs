@@ -67,6 +67,8 @@ pub const HEAD_TAIL_SHARE: f32 = 0.05;
 /// (630 → 608 at all 16 points; 0.9: 622) though the needles gained 11 points, so smaller
 /// budgets rank per char.
 pub const GENEROUS_COST_EXP: f64 = 0.8;
+/// The shrink steps (levels past the richest).
+pub const SHRINK_STEPS: usize = LEVELS.len() - 1;
 /// The default target ratio (README "Compaction quality" explains the choice).
 pub const DEFAULT_RATIO: f64 = 0.10;
 
@@ -623,11 +625,14 @@ pub fn finish(
     } else {
         priors
     };
-    let counts = Counts::of(&reports, prep.user_messages);
+    let mut counts = Counts::of(&reports, prep.user_messages);
+    if let Some((first, last)) = level.user_keep {
+        counts.user_messages_left_out = prep.user_messages.saturating_sub(first + last);
+    }
     let mut warnings = Vec::new();
     if summary_tokens > budget {
         warnings.push(format!(
-            "the summary (~{} tokens) is over its budget (~{} tokens): the region's user messages alone need more",
+            "the summary (~{} tokens) is over its budget (~{} tokens): even its smallest form (the title and the first user message) needs more",
             crate::report::thousands(summary_tokens),
             crate::report::thousands(budget)
         ));
