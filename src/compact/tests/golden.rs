@@ -298,7 +298,8 @@ fn golden_pins_and_actions() {
             dropped: 3,
             pinned: 7,
             unpaired: 1,
-            user_messages: 2
+            user_messages: 2,
+            user_messages_left_out: 0
         }
     );
     // Only unpinned, paired pairs were asked.
