@@ -123,6 +123,8 @@ pub fn finish(
         write_body_max: o.write_body_max,
         pin_bodies: true,
         drop_notes: true,
+        changed_files: false,
+        cwd: None,
         breadcrumbs: o.breadcrumbs,
         carried_cap: usize::MAX,
         short_title: false,

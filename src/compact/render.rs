@@ -29,6 +29,10 @@ pub struct RenderOptions {
     pub pin_bodies: bool,
     /// One aggregated line per run of consecutive dropped calls.
     pub drop_notes: bool,
+    /// Left-out edit/write pins are listed by path in one line (`Files edited or written …`).
+    pub changed_files: bool,
+    /// The session's cwd: the files line names paths under it relative to it.
+    pub cwd: Option<String>,
     /// One line per dropped call instead (`--breadcrumbs`).
     pub breadcrumbs: bool,
     /// The carried previous summary is cut to about this many chars (head and tail).
@@ -547,6 +551,35 @@ pub fn render(
         }
     }
     flush(&mut run, &mut users_out, &mut parts);
+    if o.changed_files {
+        let mut paths: Vec<&str> = Vec::new();
+        for d in decided.iter() {
+            if d.pin == Some(Pin::EditWrite) && d.action == Action::Drop {
+                let path = d
+                    .pair
+                    .arg("path")
+                    .or_else(|| d.pair.arg("file_path"))
+                    .unwrap_or("");
+                let path = o
+                    .cwd
+                    .as_deref()
+                    .and_then(|c| path.strip_prefix(c.trim_end_matches('/')))
+                    .and_then(|r| r.strip_prefix('/'))
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or(path);
+                if !path.is_empty() && !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        if !paths.is_empty() {
+            let list: Vec<String> = paths.iter().map(|p| inline_code(p)).collect();
+            parts.push(format!(
+                "Files edited or written above (the edits are not shown): {}",
+                list.join(", ")
+            ));
+        }
+    }
     if let Some(prev) = previous.filter(|p| !p.trim().is_empty() && o.carried_cap > 0) {
         parts.push(format!(
             "---\n\n## Earlier history (carried from the previous compaction)\n\n{}",

@@ -85,7 +85,8 @@ fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
                 "{}: {after_ctx} !< {before_est}",
                 fx.display()
             );
-            // Every user message of the region survives (its head, verbatim).
+            // Every user message of the region survives (its head, verbatim: at least the 30-char
+            // window of the deepest level that keeps every user message).
             let summary = after["messages"]
                 .as_array()
                 .unwrap()
@@ -112,7 +113,7 @@ fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
                         .join("\n"),
                     _ => String::new(),
                 };
-                let head: String = text.chars().take(60).collect();
+                let head: String = text.chars().take(25).collect();
                 let kept_ids: Vec<&Value> = rows.iter().map(|r| &r["entryId"]).collect();
                 let _ = kept_ids;
                 if !head.trim().is_empty()

@@ -17,6 +17,8 @@ pub(super) struct Level {
     pub(super) err_lines: bool,
     pub(super) pin_bodies: bool,
     pub(super) pins_dropped: bool,
+    /// With the pins left out, the edited and written files are listed in one line.
+    pub(super) changed_files: bool,
     pub(super) drop_notes: bool,
     pub(super) short_title: bool,
     /// The carried summary's share of the budget (`None`: whole).
@@ -35,6 +37,7 @@ pub(super) const L0: Level = Level {
     err_lines: false,
     pin_bodies: true,
     pins_dropped: false,
+    changed_files: false,
     drop_notes: true,
     short_title: false,
     carried: None,
@@ -42,7 +45,7 @@ pub(super) const L0: Level = Level {
 
 /// The shrink levels, richest first (the module docs list the steps). Each level is the
 /// previous one with its own step's cuts.
-pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12];
+pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13];
 
 const L1: Level = Level {
     step: "assistant text cut to 800/300-char windows; carried summary ≤ 30% of the budget",
@@ -97,12 +100,13 @@ const L8: Level = Level {
     ..L7
 };
 const L9: Level = Level {
-    step: "pins and calls without a result left out",
+    step: "pins and calls without a result left out (edited and written files listed in one line)",
     pins_dropped: true,
+    changed_files: true,
     ..L8
 };
 const L10: Level = Level {
-    step: "user text cut to its first 60 chars",
+    step: "user text cut to 60 chars (30-char head and tail windows)",
     user: (60, 30),
     ..L9
 };
@@ -115,4 +119,9 @@ const L12: Level = Level {
     step: "only the region's first user message",
     user_keep: Some((1, 0)),
     ..L11
+};
+const L13: Level = Level {
+    step: "no list of edited and written files",
+    changed_files: false,
+    ..L12
 };

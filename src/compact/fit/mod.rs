@@ -18,9 +18,10 @@
 //! 7. no assistant text, user text to 300/120;
 //! 8. user text to 120/50, the carried summary to 5%;
 //! 9. pins and calls without a recorded result left out;
-//! 10. user text to its first 60 chars;
+//! 10. user text to 60 chars (30-char head and tail windows);
 //! 11. only the region's first user message and its last 3 (the others counted in place);
-//! 12. only the region's first user message.
+//! 12. only the region's first user message;
+//! 13. no list of edited and written files.
 //!
 //! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
 
@@ -45,9 +46,14 @@ pub const NAME: &str = "heuristic-v3";
 /// The skeleton may take this share of the budget before it shrinks.
 pub const SKELETON_SHARE: f64 = 0.10;
 /// Levels up to this one shrink the skeleton to [`SKELETON_SHARE`]; deeper ones only when it
-/// still takes more than [`PROSE_SHARE`] of the budget.
+/// still takes more than [`PROSE_SHARE`] of the budget. Tuning curve (facts of 308 at 0.30 /
+/// 0.10 / 0.05, and of 502 at pi's summary size), with levels 11–13 in place: 0.25 gave
+/// 295/263/194/102; 0.20 295/271/192/110; 0.15 297/271/199/111; 0.10 303/271/190/109.
 pub const PROSE_LEVEL: usize = 5;
-pub const PROSE_SHARE: f64 = 0.25;
+pub const PROSE_SHARE: f64 = 0.15;
+/// Levels that leave user messages out (11–12) only when the last one that keeps them all
+/// still takes more than this share of the budget.
+pub const THIN_SHARE: f64 = 0.25;
 /// Budgets below this share of the region mark cut lines with a bare `[…]`.
 pub const BARE_MARKERS_BELOW: f64 = 0.2;
 /// From a budget of this share of the region on, an output's head and tail lines are worth
@@ -209,6 +215,8 @@ struct Ctx<'p> {
     marker: budget::Marker,
     scorer: String,
     breadcrumbs: bool,
+    /// The session's cwd (the files line names paths under it relative to it).
+    cwd: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -224,6 +232,8 @@ impl Ctx<'_> {
             write_body_max: l.write_body_max,
             pin_bodies: l.pin_bodies,
             drop_notes: l.drop_notes,
+            changed_files: l.changed_files,
+            cwd: self.cwd.clone(),
             breadcrumbs: self.breadcrumbs,
             carried_cap: l
                 .carried
@@ -425,6 +435,7 @@ pub fn finish(
         },
         scorer: scorer.clone(),
         breadcrumbs: o.breadcrumbs,
+        cwd: src.session.header.cwd.clone(),
     };
     let empty: Vec<Vec<u32>> = vec![Vec::new(); n];
     // The level: the richest whose skeleton fits its share, else the first that fits at all.
@@ -436,12 +447,19 @@ pub fn finish(
     // PROSE_SHARE of the budget before it loses more prose.
     let share = (budget as f64 * SKELETON_SHARE) as u64;
     let prose = (budget as f64 * PROSE_SHARE) as u64;
+    // User messages are left out only while the skeleton takes more than THIN_SHARE.
+    let thin = (budget as f64 * THIN_SHARE) as u64;
+    let thin_from = LEVELS
+        .iter()
+        .position(|l| l.user_keep.is_some())
+        .unwrap_or(LEVELS.len());
+    let limit = |i: usize| if i + 1 >= thin_from { thin } else { prose };
     let li = match sizes.iter().position(|&s| s <= share) {
         Some(i) if i <= PROSE_LEVEL => i,
         _ => sizes
             .iter()
             .enumerate()
-            .position(|(i, &s)| i >= PROSE_LEVEL && s <= prose)
+            .position(|(i, &s)| i >= PROSE_LEVEL && s <= limit(i))
             .or_else(|| sizes.iter().position(|&s| s <= budget))
             .unwrap_or(LEVELS.len() - 1),
     };

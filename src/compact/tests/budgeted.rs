@@ -207,6 +207,7 @@ fn max_summary_tokens_caps_the_budget() {
 fn pins_shrink_in_the_stated_order() {
     let (l, dir) = budget_loaded("pins", 40);
     let mut last: Vec<String> = Vec::new();
+    let mut ever_listed = false;
     for r in [0.30, 0.10, 0.05, 0.02, 0.005, 0.0005] {
         let plan = budget_plan(&l, ratio(r));
         let shrunk = plan.budget.unwrap().shrunk;
@@ -229,12 +230,17 @@ fn pins_shrink_in_the_stated_order() {
             assert!(plan.summary.matches("### User").count() <= 4, "{r}");
             assert!(plan.summary.contains("### User"), "{r}");
         }
+        let listed = plan.summary.contains("Files edited or written above");
         if shrunk
             .iter()
             .any(|s| s.starts_with("pins and calls without a result left out"))
         {
             assert_eq!(edits, 0, "{r}");
             assert!(!unpaired, "{r}");
+            // The edited files stay listed in one line until the last step.
+            let unlisted = shrunk.iter().any(|s| s.starts_with("no list of edited"));
+            assert_eq!(listed, !unlisted, "{r}: {}", plan.summary);
+            ever_listed |= listed;
         } else if shrunk
             .iter()
             .any(|s| s.starts_with("edit/write, git and skill pins"))
@@ -243,9 +249,11 @@ fn pins_shrink_in_the_stated_order() {
         } else {
             assert!(edits > 0, "{r}");
             assert!(unpaired, "{r}");
+            assert!(!listed, "{r}");
         }
         last = shrunk;
     }
+    assert!(ever_listed, "some budget lists the edited files");
     // At the smallest budget (nearly) every step was taken, in the documented order.
     assert!(last.len() >= 11, "{last:?}");
     assert!(last[10].starts_with("only the region's first user message and its last 3"));
