@@ -161,7 +161,14 @@ impl Model<'_> {
     /// string is still worth ([`worths`]).
     pub fn value(&self, p: usize, u: &Unit, f: &OutFeat, worth: &[f32]) -> f64 {
         let w = self.w;
-        let mut v = w.base
+        // A blank line or a lone brace carries nothing: no base worth (it is kept only when
+        // nothing else is left, not first among fillers for being short).
+        let base = if u.sn() == 0 && u.nl() == 0 && u.u16() <= 2 {
+            0.0
+        } else {
+            w.base
+        };
+        let mut v = base
             + if u.flags() & F_ERR != 0 {
                 w.err_line
             } else {
