@@ -65,7 +65,7 @@ fn budget_session(turns: usize) -> String {
             asst(vec![call(
                 &id,
                 "edit",
-                json!({"path": format!("src/module_{t}/part_0.rs"), "oldText": "a".repeat(400), "newText": "b".repeat(400)}),
+                json!({"path": format!("/nonexistent/budget-proj/src/module_{t}/part_0.rs"), "oldText": "a".repeat(400), "newText": "b".repeat(400)}),
             )]),
         );
         push(
@@ -240,6 +240,16 @@ fn pins_shrink_in_the_stated_order() {
             // The edited files stay listed in one line until the last step.
             let unlisted = shrunk.iter().any(|s| s.starts_with("no list of edited"));
             assert_eq!(listed, !unlisted, "{r}: {}", plan.summary);
+            if listed {
+                // Paths under the session's cwd are listed relative to it.
+                let line = plan
+                    .summary
+                    .lines()
+                    .find(|l| l.starts_with("Files edited or written above"))
+                    .unwrap();
+                assert!(line.contains("`src/module_0/part_0.rs`"), "{line}");
+                assert!(!line.contains("/nonexistent/"), "{line}");
+            }
             ever_listed |= listed;
         } else if shrunk
             .iter()
