@@ -124,7 +124,7 @@ pub fn finish(
         pin_bodies: true,
         drop_notes: true,
         changed_files: false,
-        cwd: None,
+        cwd: prep.cwd.clone(),
         breadcrumbs: o.breadcrumbs,
         carried_cap: usize::MAX,
         short_title: false,

@@ -166,6 +166,8 @@ pub struct Prepared {
     kept_tokens: u64,
     system_tokens: u64,
     user_messages: usize,
+    /// The session's cwd (headers and the files line name paths under it relative to it).
+    cwd: Option<String>,
 }
 
 /// A finished plan: what [`append`] writes and what a report shows.

@@ -499,5 +499,6 @@ pub fn prepare(
         kept_tokens,
         system_tokens,
         user_messages,
+        cwd: s.header.cwd.clone(),
     })))
 }

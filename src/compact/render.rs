@@ -31,7 +31,7 @@ pub struct RenderOptions {
     pub drop_notes: bool,
     /// Left-out edit/write pins are listed by path in one line (`Files edited or written …`).
     pub changed_files: bool,
-    /// The session's cwd: the files line names paths under it relative to it.
+    /// The session's cwd: call headers and the files line name paths under it relative to it.
     pub cwd: Option<String>,
     /// One line per dropped call instead (`--breadcrumbs`).
     pub breadcrumbs: bool,
@@ -86,8 +86,33 @@ fn size(n: usize) -> String {
 
 /// The arguments that identify a call, on one line: the command of `bash`; the path, pattern,
 /// query or URL, then the other short scalar arguments as `key=value`; else the arguments as
-/// compact JSON. Cut to 240 chars.
-pub fn ident(p: &Pair) -> String {
+/// compact JSON. Cut to 240 chars. Under the session's `cwd` a path is named relative to it, and
+/// a command's leading `cd <cwd> && ` is left out (the call ran there anyway).
+pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
+    let cwd = cwd
+        .map(|c| c.trim_end_matches('/'))
+        .filter(|c| !c.is_empty());
+    let short = |k: &str, v: &str| -> String {
+        let Some(c) = cwd else {
+            return v.to_string();
+        };
+        match k {
+            "path" | "file_path" => v
+                .strip_prefix(c)
+                .and_then(|r| r.strip_prefix('/'))
+                .filter(|r| !r.is_empty())
+                .unwrap_or(v)
+                .to_string(),
+            "command" | "cmd" => v
+                .strip_prefix("cd ")
+                .and_then(|r| r.strip_prefix(c))
+                .and_then(|r| r.strip_prefix(" && "))
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or(v)
+                .to_string(),
+            _ => v.to_string(),
+        }
+    };
     const MAIN: &[&str] = &[
         "command",
         "path",
@@ -102,7 +127,7 @@ pub fn ident(p: &Pair) -> String {
             let mut parts: Vec<String> = Vec::new();
             for k in MAIN {
                 if let Some(v) = m.get(*k).and_then(Value::as_str) {
-                    parts.push(v.to_string());
+                    parts.push(short(k, v));
                 }
             }
             let main_found = !parts.is_empty();
@@ -139,7 +164,7 @@ pub fn ident(p: &Pair) -> String {
 }
 
 /// The header line of a call.
-fn call_line(d: &Decided<'_>, note: &str) -> String {
+fn call_line(d: &Decided<'_>, note: &str, cwd: Option<&str>) -> String {
     let p = d.pair;
     let pin = match d.pin {
         Some(Pin::Skill) => "; pinned: skill load",
@@ -155,7 +180,12 @@ fn call_line(d: &Decided<'_>, note: &str) -> String {
     } else {
         format!("; {note}")
     };
-    format!("**{}** {} ({}{pin}{err}{note})", p.tool, ident(p), p.id())
+    format!(
+        "**{}** {} ({}{pin}{err}{note})",
+        p.tool,
+        ident(p, cwd),
+        p.id()
+    )
 }
 
 /// Render one kept tool call and its result.
@@ -168,7 +198,7 @@ fn render_pair(
     let p = d.pair;
     let mut s = String::new();
     if d.pin == Some(Pin::EditWrite) {
-        s.push_str(&call_line(d, ""));
+        s.push_str(&call_line(d, "", o.cwd.as_deref()));
         s.push('\n');
         if o.pin_bodies {
             s.push_str(&render_edit_write(p, o));
@@ -187,22 +217,26 @@ fn render_pair(
             }
         }
     } else if result_blocks.is_none() {
-        s.push_str(&call_line(d, "no result recorded"));
+        s.push_str(&call_line(d, "no result recorded", o.cwd.as_deref()));
         s.push('\n');
     } else {
         match body {
             Some((note, text)) if !text.is_empty() => {
-                s.push_str(&call_line(d, note));
+                s.push_str(&call_line(d, note, o.cwd.as_deref()));
                 s.push_str(":\n");
                 s.push_str(&fenced(text, ""));
                 s.push('\n');
             }
             Some((note, _)) => {
-                s.push_str(&call_line(d, if note.is_empty() { "empty" } else { note }));
+                s.push_str(&call_line(
+                    d,
+                    if note.is_empty() { "empty" } else { note },
+                    o.cwd.as_deref(),
+                ));
                 s.push('\n');
             }
             None => {
-                s.push_str(&call_line(d, "output not kept"));
+                s.push_str(&call_line(d, "output not kept", o.cwd.as_deref()));
                 s.push('\n');
             }
         }
@@ -399,7 +433,7 @@ pub fn render(
                     format!(
                         "- dropped: **{}** {} ({}; {})",
                         p.tool,
-                        ident(p),
+                        ident(p, o.cwd.as_deref()),
                         p.id(),
                         size(clen(&p.output).max(p.output_chars))
                     )

@@ -413,7 +413,7 @@ pub fn finish(
         whys.push(why);
         // Header: `**tool** `ident` (tN; 123 of 4,567 lines):` + fences + separators.
         let header = 2.0
-            + crate::jscompat::utf16_len(&render::ident(p)) as f64
+            + crate::jscompat::utf16_len(&render::ident(p, prep.cwd.as_deref())) as f64
             + crate::jscompat::utf16_len(&p.tool) as f64
             + 40.0;
         cands.push(Candidate {
@@ -435,7 +435,7 @@ pub fn finish(
         },
         scorer: scorer.clone(),
         breadcrumbs: o.breadcrumbs,
-        cwd: src.session.header.cwd.clone(),
+        cwd: prep.cwd.clone(),
     };
     let empty: Vec<Vec<u32>> = vec![Vec::new(); n];
     // The level: the richest whose skeleton fits its share, else the first that fits at all.

@@ -379,3 +379,44 @@ fn lite_and_full_modes_make_the_same_summary() {
     assert_eq!(a.summary, b.summary);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn call_headers_name_paths_relative_to_the_cwd() {
+    let pair = |tool: &str, args: Value| crate::compact::region::Pair {
+        n: 1,
+        call_msg: 0,
+        block: 0,
+        result_msg: None,
+        call_id: "c1".into(),
+        tool: tool.into(),
+        args,
+        output: String::new(),
+        output_chars: 0,
+        images: 0,
+        is_error: false,
+        key: "t1".into(),
+    };
+    let ident = crate::compact::render::ident;
+    let cwd = Some("/home/u/proj/");
+    let read = pair(
+        "read",
+        json!({"path": "/home/u/proj/src/a.ts", "offset": 10}),
+    );
+    assert_eq!(ident(&read, cwd), "`src/a.ts offset=10`");
+    assert_eq!(ident(&read, None), "`/home/u/proj/src/a.ts offset=10`");
+    // Outside the cwd, or the cwd itself (or a sibling sharing its prefix): unchanged.
+    for p in ["/etc/hosts", "/home/u/proj", "/home/u/project2/x.ts"] {
+        assert_eq!(
+            ident(&pair("read", json!({ "path": p })), cwd),
+            format!("`{p}`")
+        );
+    }
+    let bash = pair(
+        "bash",
+        json!({"command": "cd /home/u/proj && git diff --stat"}),
+    );
+    assert_eq!(ident(&bash, cwd), "`git diff --stat`");
+    // A cd elsewhere is what the command does: kept.
+    let other = pair("bash", json!({"command": "cd /tmp && ls"}));
+    assert_eq!(ident(&other, cwd), "`cd /tmp && ls`");
+}
