@@ -84,28 +84,31 @@ fn size(n: usize) -> String {
     format!("{} chars", thousands(n as u64))
 }
 
+/// `path` relative to `cwd` when it lies under it (either separator), else `path`.
+pub fn relative_to<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
+    let Some(c) = cwd
+        .map(|c| c.trim_end_matches(['/', '\\']))
+        .filter(|c| !c.is_empty())
+    else {
+        return path;
+    };
+    path.strip_prefix(c)
+        .and_then(|r| r.strip_prefix(['/', '\\']))
+        .filter(|r| !r.is_empty())
+        .unwrap_or(path)
+}
+
 /// The arguments that identify a call, on one line: the command of `bash`; the path, pattern,
 /// query or URL, then the other short scalar arguments as `key=value`; else the arguments as
 /// compact JSON. Cut to 240 chars. Under the session's `cwd` a path is named relative to it, and
 /// a command's leading `cd <cwd> && ` is left out (the call ran there anyway).
 pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
-    let cwd = cwd
-        .map(|c| c.trim_end_matches('/'))
-        .filter(|c| !c.is_empty());
     let short = |k: &str, v: &str| -> String {
-        let Some(c) = cwd else {
-            return v.to_string();
-        };
-        match k {
-            "path" | "file_path" => v
-                .strip_prefix(c)
-                .and_then(|r| r.strip_prefix('/'))
-                .filter(|r| !r.is_empty())
-                .unwrap_or(v)
-                .to_string(),
-            "command" | "cmd" => v
+        match (k, cwd) {
+            ("path" | "file_path", _) => relative_to(v, cwd).to_string(),
+            ("command" | "cmd", Some(c)) => v
                 .strip_prefix("cd ")
-                .and_then(|r| r.strip_prefix(c))
+                .and_then(|r| r.strip_prefix(c.trim_end_matches(['/', '\\'])))
                 .and_then(|r| r.strip_prefix(" && "))
                 .filter(|r| !r.trim().is_empty())
                 .unwrap_or(v)
@@ -594,13 +597,7 @@ pub fn render(
                     .arg("path")
                     .or_else(|| d.pair.arg("file_path"))
                     .unwrap_or("");
-                let path = o
-                    .cwd
-                    .as_deref()
-                    .and_then(|c| path.strip_prefix(c.trim_end_matches('/')))
-                    .and_then(|r| r.strip_prefix('/'))
-                    .filter(|r| !r.is_empty())
-                    .unwrap_or(path);
+                let path = relative_to(path, o.cwd.as_deref());
                 if !path.is_empty() && !paths.contains(&path) {
                     paths.push(path);
                 }

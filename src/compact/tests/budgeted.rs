@@ -419,4 +419,7 @@ fn call_headers_name_paths_relative_to_the_cwd() {
     // A cd elsewhere is what the command does: kept.
     let other = pair("bash", json!({"command": "cd /tmp && ls"}));
     assert_eq!(ident(&other, cwd), "`cd /tmp && ls`");
+    // Windows paths.
+    let win = pair("read", json!({"path": r"C:\Users\u\proj\src\a.ts"}));
+    assert_eq!(ident(&win, Some(r"C:\Users\u\proj")), r"`src\a.ts`");
 }
