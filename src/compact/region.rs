@@ -180,6 +180,12 @@ impl Pair {
     pub fn id(&self) -> String {
         self.key.clone()
     }
+    /// The file it works on (`path`, else `file_path`), if any.
+    pub fn path(&self) -> Option<&str> {
+        self.arg("path")
+            .or_else(|| self.arg("file_path"))
+            .filter(|x| !x.is_empty())
+    }
     /// A string argument.
     pub fn arg(&self, k: &str) -> Option<&str> {
         self.args.get(k).and_then(Value::as_str)

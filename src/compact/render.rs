@@ -167,7 +167,7 @@ pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
 }
 
 /// The header line of a call.
-fn call_line(d: &Decided<'_>, note: &str, cwd: Option<&str>) -> String {
+fn call_line(d: &Decided<'_>, note: &str, o: &RenderOptions) -> String {
     let p = d.pair;
     let pin = match d.pin {
         Some(Pin::Skill) => "; pinned: skill load",
@@ -186,7 +186,7 @@ fn call_line(d: &Decided<'_>, note: &str, cwd: Option<&str>) -> String {
     format!(
         "**{}** {} ({}{pin}{err}{note})",
         p.tool,
-        ident(p, cwd),
+        ident(p, o.cwd.as_deref()),
         p.id()
     )
 }
@@ -201,7 +201,7 @@ fn render_pair(
     let p = d.pair;
     let mut s = String::new();
     if d.pin == Some(Pin::EditWrite) {
-        s.push_str(&call_line(d, "", o.cwd.as_deref()));
+        s.push_str(&call_line(d, "", o));
         s.push('\n');
         if o.pin_bodies {
             s.push_str(&render_edit_write(p, o));
@@ -220,12 +220,12 @@ fn render_pair(
             }
         }
     } else if result_blocks.is_none() {
-        s.push_str(&call_line(d, "no result recorded", o.cwd.as_deref()));
+        s.push_str(&call_line(d, "no result recorded", o));
         s.push('\n');
     } else {
         match body {
             Some((note, text)) if !text.is_empty() => {
-                s.push_str(&call_line(d, note, o.cwd.as_deref()));
+                s.push_str(&call_line(d, note, o));
                 s.push_str(":\n");
                 s.push_str(&fenced(text, ""));
                 s.push('\n');
@@ -234,12 +234,12 @@ fn render_pair(
                 s.push_str(&call_line(
                     d,
                     if note.is_empty() { "empty" } else { note },
-                    o.cwd.as_deref(),
+                    o,
                 ));
                 s.push('\n');
             }
             None => {
-                s.push_str(&call_line(d, "output not kept", o.cwd.as_deref()));
+                s.push_str(&call_line(d, "output not kept", o));
                 s.push('\n');
             }
         }
@@ -373,6 +373,7 @@ pub fn render(
             text: String::with_capacity(if o.keep_text { capacity } else { 0 }),
             u16: 0,
             bytes: 0,
+            users_left_out: 0,
         },
         keep: o.keep_text,
     };
@@ -477,6 +478,7 @@ pub fn render(
                 user_ordinal += 1;
                 if !shown(user_ordinal - 1) {
                     users_out += 1;
+                    parts.out.users_left_out += 1;
                     continue;
                 }
                 flush(&mut run, &mut users_out, &mut parts);
@@ -592,13 +594,9 @@ pub fn render(
         let mut paths: Vec<&str> = Vec::new();
         for d in decided.iter() {
             if d.pin == Some(Pin::EditWrite) && d.action == Action::Drop {
-                let path = d
-                    .pair
-                    .arg("path")
-                    .or_else(|| d.pair.arg("file_path"))
-                    .unwrap_or("");
+                let Some(path) = d.pair.path() else { continue };
                 let path = relative_to(path, o.cwd.as_deref());
-                if !path.is_empty() && !paths.contains(&path) {
+                if !paths.contains(&path) {
                     paths.push(path);
                 }
             }
@@ -627,6 +625,8 @@ pub struct Rendered {
     /// UTF-16 length (what pi's estimator counts) and UTF-8 length.
     pub u16: usize,
     pub bytes: usize,
+    /// User messages left out ([`RenderOptions::user_keep`]).
+    pub users_left_out: usize,
 }
 
 /// The summary's parts, joined by blank lines as they come (one buffer, no second copy), or

@@ -91,12 +91,6 @@ pub struct PairFacts {
     pub resolved: Vec<bool>,
 }
 
-fn path_of(p: &Pair) -> Option<&str> {
-    p.arg("path")
-        .or_else(|| p.arg("file_path"))
-        .filter(|x| !x.is_empty())
-}
-
 /// [`PairFacts`] of the region's pairs, `later` being the kept part's pairs. One backward pass.
 pub fn pair_facts(pairs: &[Pair], later: &[Pair]) -> PairFacts {
     let n = pairs.len();
@@ -122,7 +116,7 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair]) -> PairFacts {
             ok_norm.insert(format!("{}\u{0}{}", p.tool, normalised_args(&p.args)));
             ok_key.insert(same_key(&p.tool, &p.args));
         }
-        if let Some(path) = path_of(p) {
+        if let Some(path) = p.path() {
             if p.tool == "write" {
                 written.insert(path.to_string());
             }
@@ -137,7 +131,7 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair]) -> PairFacts {
     for i in (0..n).rev() {
         let p = &pairs[i];
         f.superseded[i] = ok_norm.contains(&format!("{}\u{0}{}", p.tool, normalised_args(&p.args)));
-        if let Some(path) = path_of(p) {
+        if let Some(path) = p.path() {
             f.rewritten[i] = p.tool == "read" && written.contains(path);
             f.edited_later[i] =
                 !matches!(p.tool.as_str(), "edit" | "write") && edited.contains(path);
@@ -215,8 +209,6 @@ struct Ctx<'p> {
     marker: budget::Marker,
     scorer: String,
     breadcrumbs: bool,
-    /// The session's cwd (the files line names paths under it relative to it).
-    cwd: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -233,7 +225,7 @@ impl Ctx<'_> {
             pin_bodies: l.pin_bodies,
             drop_notes: l.drop_notes,
             changed_files: l.changed_files,
-            cwd: self.cwd.clone(),
+            cwd: self.prep.cwd.clone(),
             breadcrumbs: self.breadcrumbs,
             carried_cap: l
                 .carried
@@ -435,7 +427,6 @@ pub fn finish(
         },
         scorer: scorer.clone(),
         breadcrumbs: o.breadcrumbs,
-        cwd: prep.cwd.clone(),
     };
     let empty: Vec<Vec<u32>> = vec![Vec::new(); n];
     // The level: the richest whose skeleton fits its share, else the first that fits at all.
@@ -644,9 +635,7 @@ pub fn finish(
         priors
     };
     let mut counts = Counts::of(&reports, prep.user_messages);
-    if let Some((first, last)) = level.user_keep {
-        counts.user_messages_left_out = prep.user_messages.saturating_sub(first + last);
-    }
+    counts.user_messages_left_out = summary.users_left_out;
     let mut warnings = Vec::new();
     if summary_tokens > budget {
         warnings.push(format!(
