@@ -55,6 +55,11 @@ pub const MIN_STR: usize = 8;
 pub const F_ERR: u8 = 1;
 pub const F_LINE_START: u8 = 2;
 pub const F_LINE_END: u8 = 4;
+/// A segment of a long line with few spaces: minified code, base64, a one-line JSON blob.
+pub const F_DENSE: u8 = 8;
+/// Lines of at least this many chars with spaces under [`DENSE_SPACES`] of them are dense.
+pub const DENSE_MIN: usize = 1000;
+pub const DENSE_SPACES: f64 = 0.05;
 
 /// One unit of an output: a line or a segment of a long line. 16 bytes (the units are the
 /// largest part of a big compaction's memory): the line number and string count share a word,
@@ -67,7 +72,7 @@ pub struct Unit {
     pub b0: u32,
     /// Start of its string ids in [`OutFeat::strs`].
     pub s0: u32,
-    /// Byte length (11 bits), UTF-16 length (11 bits), flags (3 bits), further lines (3 bits).
+    /// Byte length (11 bits), UTF-16 length (11 bits), flags (4 bits), further lines (3 bits).
     packed: u32,
 }
 
@@ -90,7 +95,7 @@ impl Unit {
             s0,
             packed: (blen as u32 & 0x7ff)
                 | ((u16 as u32 & 0x7ff) << 11)
-                | (u32::from(flags & 7) << 22),
+                | (u32::from(flags & 15) << 22),
         }
     }
     /// 0-based line number.
@@ -111,11 +116,11 @@ impl Unit {
     }
     /// `F_*` flags.
     pub fn flags(&self) -> u8 {
-        ((self.packed >> 22) & 7) as u8
+        ((self.packed >> 22) & 15) as u8
     }
     /// Further whole lines it spans (plain lines are merged into small runs).
     pub fn nl(&self) -> u8 {
-        ((self.packed >> 25) & 7) as u8
+        ((self.packed >> 26) & 7) as u8
     }
     /// Take in the next line: `bytes` more bytes and `u16` more UTF-16 units (newline
     /// included).
@@ -127,7 +132,7 @@ impl Unit {
         self.packed = (blen as u32 & 0x7ff)
             | ((u as u32 & 0x7ff) << 11)
             | (u32::from(self.flags()) << 22)
-            | ((nl & 7) << 25);
+            | ((nl & 7) << 26);
     }
     /// Its last line.
     pub fn end_line(&self) -> u32 {
@@ -499,8 +504,10 @@ impl Extractor {
         for (ln, line) in text.split('\n').enumerate() {
             let n = line.chars().count();
             f.chars += n + 1;
-            let err = err_words().is_some_and(|a| a.is_match(line));
+            let line_err = n <= SEG_MAX && err_words().is_some_and(|a| a.is_match(line));
             let mut cuts: Vec<usize> = vec![0];
+            let dense = n >= DENSE_MIN
+                && (line.bytes().filter(|&b| b == b' ').count() as f64) < n as f64 * DENSE_SPACES;
             if n > SEG_MAX {
                 // Segments of about SEG chars, cut between tokens where one ends within
                 // SEG_SLACK more chars (a distinctive string stays whole), else at SEG + SEG_SLACK.
@@ -577,7 +584,12 @@ impl Extractor {
                         f.strs.push(id);
                     }
                 }
+                // Error words mark the segment that holds them, not every segment of the line.
+                let err = line_err || (n > SEG_MAX && err_words().is_some_and(|a| a.is_match(seg)));
                 let mut flags = if err { F_ERR } else { 0 };
+                if dense {
+                    flags |= F_DENSE;
+                }
                 if a == 0 {
                     flags |= F_LINE_START;
                 }

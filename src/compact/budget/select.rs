@@ -28,6 +28,8 @@ pub const PAIR_DECAY: f32 = 0.15;
 pub struct Weights {
     pub base: f32,
     pub err_line: f32,
+    /// Share of their strings' worth that units of dense lines ([`super::F_DENSE`]) keep.
+    pub dense: f32,
     pub rel_gain: f32,
     pub df_gain: f32,
     /// Worth of a query word found in a line (before its rarity).
@@ -66,6 +68,7 @@ impl Default for Weights {
         Weights {
             base: 0.02,
             err_line: 0.5,
+            dense: 0.25,
             rel_gain: 1.5,
             df_gain: 1.0,
             q_gain: 2.0,
@@ -175,13 +178,23 @@ impl Model<'_> {
                 0.0
             };
         let frac = (f.lines as f32 * w.ht_frac) as u32;
-        if u.line() < w.head_lines.max(frac) || u.end_line() + w.tail_lines.max(frac) >= f.lines {
+        // Head and tail as truncation would keep them: of a long line in the head only its
+        // first segment, of one in the tail only its last.
+        if (u.line() < w.head_lines.max(frac) && u.flags() & F_LINE_START != 0)
+            || (u.end_line() + w.tail_lines.max(frac) >= f.lines && u.flags() & F_LINE_END != 0)
+        {
             v += w.pos_gain;
         }
         // A unit lists each string once.
+        let mut sv = 0.0;
         for &h in &f.strs[u.strs()] {
-            v += worth.get(h as usize).copied().unwrap_or(0.0);
+            sv += worth.get(h as usize).copied().unwrap_or(0.0);
         }
+        v += if u.flags() & F_DENSE != 0 {
+            sv * w.dense
+        } else {
+            sv
+        };
         f64::from(v * self.cands[p].factor)
     }
 

@@ -236,6 +236,88 @@ fn head_and_tail_windows_grow_with_the_output() {
 }
 
 #[test]
+fn only_the_first_segment_of_a_long_head_line_gains_head_worth() {
+    // A 3,000-char minified first line: head+tail truncation would keep its start, not all of
+    // it, so only its first segment is worth a head line's gain (and of a long last line, only
+    // its last segment a tail line's).
+    let minified: String = (0..150).map(|i| format!("a{i}=b.c({i});")).collect();
+    let middle: String = (0..12)
+        .map(|i| format!("plain middle line {i}\n"))
+        .collect();
+    let text = format!("{minified}\n{middle}{minified}");
+    let (e, f) = feats(&text);
+    let w = Weights {
+        pos_gain: 3.0,
+        ..Weights::default()
+    };
+    let model = Model {
+        cands: &one_candidate(),
+        w: &w,
+        marker: Marker::Bare,
+    };
+    let worth = worths(&e.table, &vec![false; e.table.len()], &w);
+    let gains = |line: u32| {
+        f.units
+            .iter()
+            .filter(|u| u.line() == line)
+            .map(|u| model.value(0, u, &f, &worth) >= 3.0)
+            .collect::<Vec<_>>()
+    };
+    let (first, last) = (gains(0), gains(f.lines - 1));
+    assert!(first.len() > 5, "{first:?}");
+    assert_eq!(first.iter().filter(|&&g| g).count(), 1, "{first:?}");
+    assert!(first[0], "{first:?}");
+    assert_eq!(last.iter().filter(|&&g| g).count(), 1, "{last:?}");
+    assert!(last[last.len() - 1], "{last:?}");
+}
+
+#[test]
+fn dense_lines_are_flagged_and_error_words_mark_their_own_segment() {
+    let minified: String = (0..150).map(|i| format!("a{i}=b.c({i});")).collect();
+    let prose: String = (0..150).map(|i| format!("word {i} ")).collect();
+    let errline = format!("{} Error: it broke {}", "x ".repeat(300), "y ".repeat(300));
+    let text = format!("{minified}\n{prose}\n{errline}");
+    let (_, f) = feats(&text);
+    let on = |line: u32, flag: u8| {
+        f.units
+            .iter()
+            .filter(|u| u.line() == line)
+            .map(|u| u.flags() & flag != 0)
+            .collect::<Vec<_>>()
+    };
+    assert!(on(0, F_DENSE).iter().all(|&d| d), "minified code is dense");
+    assert!(on(1, F_DENSE).iter().all(|&d| !d), "spaced text is not");
+    let errs = on(2, F_ERR);
+    assert!(errs.len() > 2, "{errs:?}");
+    assert_eq!(errs.iter().filter(|&&e| e).count(), 1, "{errs:?}");
+    let all: Vec<u32> = (0..f.units.len() as u32).collect();
+    assert_eq!(render_lines(&text, &f, &all, Marker::Counted), text);
+}
+
+#[test]
+fn a_dense_line_is_worth_less_than_the_same_strings_on_a_spaced_line() {
+    let strs: Vec<String> = (0..120).map(|i| format!("mod_{i}.item")).collect();
+    let dense = strs.join(",");
+    let spaced = strs.join(" ");
+    let w = Weights::default();
+    let worth_of = |line: &str| {
+        let (e, f) = feats(line);
+        let model = Model {
+            cands: &one_candidate(),
+            w: &w,
+            marker: Marker::Bare,
+        };
+        let worth = worths(&e.table, &vec![false; e.table.len()], &w);
+        f.units
+            .iter()
+            .map(|u| model.value(0, u, &f, &worth))
+            .sum::<f64>()
+    };
+    let (d, s) = (worth_of(&dense), worth_of(&spaced));
+    assert!(d < 0.5 * s, "dense {d} spaced {s}");
+}
+
+#[test]
 fn packed_units_round_trip_wide_characters() {
     // 4-byte chars: long lines are cut into segments whose byte length stays within a unit's
     // 11 bits, and every unit renders back its own bytes.
