@@ -98,21 +98,55 @@ pub fn relative_to<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
         .unwrap_or(path)
 }
 
+/// `cmd` with every path under `cwd` that starts a word (after a space, quote, `=` or `(`)
+/// named relative to it: the command means the same where it ran, in fewer chars.
+fn relative_command(cmd: &str, cwd: &str) -> String {
+    let c = cwd.trim_end_matches(['/', '\\']);
+    if c.is_empty() {
+        return cmd.to_string();
+    }
+    let mut out = String::with_capacity(cmd.len());
+    let mut rest = cmd;
+    while let Some(i) = rest.find(c) {
+        let after = &rest[i + c.len()..];
+        let starts_word = rest[..i]
+            .chars()
+            .next_back()
+            .or_else(|| out.chars().next_back())
+            .is_none_or(|b| matches!(b, ' ' | '"' | '\'' | '=' | '('));
+        let sub = after
+            .strip_prefix(['/', '\\'])
+            .filter(|r| r.starts_with(|ch: char| !ch.is_whitespace() && ch != '"' && ch != '\''));
+        out.push_str(&rest[..i]);
+        match (starts_word, sub) {
+            (true, Some(r)) => rest = r,
+            _ => {
+                out.push_str(c);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The arguments that identify a call, on one line: the command of `bash`; the path, pattern,
 /// query or URL, then the other short scalar arguments as `key=value`; else the arguments as
-/// compact JSON. Cut to 240 chars. Under the session's `cwd` a path is named relative to it, and
-/// a command's leading `cd <cwd> && ` is left out (the call ran there anyway).
+/// compact JSON. Cut to 240 chars. Under the session's `cwd` a path is named relative to it, a
+/// command's leading `cd <cwd> && ` is left out (the call ran there anyway) and the paths in
+/// it under the cwd are named relative to it.
 pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
     let short = |k: &str, v: &str| -> String {
         match (k, cwd) {
             ("path" | "file_path", _) => relative_to(v, cwd).to_string(),
-            ("command" | "cmd", Some(c)) => v
-                .strip_prefix("cd ")
-                .and_then(|r| r.strip_prefix(c.trim_end_matches(['/', '\\'])))
-                .and_then(|r| r.strip_prefix(" && "))
-                .filter(|r| !r.trim().is_empty())
-                .unwrap_or(v)
-                .to_string(),
+            ("command" | "cmd", Some(c)) => relative_command(
+                v.strip_prefix("cd ")
+                    .and_then(|r| r.strip_prefix(c.trim_end_matches(['/', '\\'])))
+                    .and_then(|r| r.strip_prefix(" && "))
+                    .filter(|r| !r.trim().is_empty())
+                    .unwrap_or(v),
+                c,
+            ),
             _ => v.to_string(),
         }
     };

@@ -416,6 +416,15 @@ fn call_headers_name_paths_relative_to_the_cwd() {
         json!({"command": "cd /home/u/proj && git diff --stat"}),
     );
     assert_eq!(ident(&bash, cwd), "`git diff --stat`");
+    // Paths under the cwd inside a command, wherever a word starts with one.
+    let inner = pair(
+        "bash",
+        json!({"command": "cd /home/u/proj/pkg && grep -n x \"/home/u/proj/src/a.ts\" /home/u/proj2/b /home/u/proj x/home/u/proj/c"}),
+    );
+    assert_eq!(
+        ident(&inner, cwd),
+        "`cd pkg && grep -n x \"src/a.ts\" /home/u/proj2/b /home/u/proj x/home/u/proj/c`"
+    );
     // A cd elsewhere is what the command does: kept.
     let other = pair("bash", json!({"command": "cd /tmp && ls"}));
     assert_eq!(ident(&other, cwd), "`cd /tmp && ls`");
