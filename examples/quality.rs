@@ -13,8 +13,8 @@
 //! starting with `pi-size` runs only at real pi compactions, with `--max-summary-tokens` = pi's
 //! summary size; `--target-ratio R` in ARGS sizes the baselines when pi-shake writes nothing),
 //! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
-//! = none), `--seed S` (needle seed, default 1), `--no-real`, `--quick` (the 50% cut and the
-//! first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
+//! = none), `--seed S` (needle seed, default 1), `--no-real`, `--no-chain` (no chained
+//! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
 //! there), `--json` (JSON on stdout instead of markdown).
 
 #![allow(
@@ -24,6 +24,8 @@
     clippy::print_stderr
 )]
 
+#[path = "quality/chain.rs"]
+mod chain;
 #[path = "quality/harness.rs"]
 mod harness;
 #[path = "quality/heldout.rs"]
@@ -43,6 +45,7 @@ struct Args {
     needles: usize,
     seed: u64,
     real: bool,
+    chain: bool,
     quick: bool,
     out: PathBuf,
     /// `--json FILE`: also write the JSON there; `--json` alone: JSON on stdout, no markdown.
@@ -86,6 +89,7 @@ fn parse() -> Result<Args> {
         needles: 32,
         seed: 1,
         real: true,
+        chain: true,
         quick: false,
         out: root.join("target/quality"),
         json: None,
@@ -109,6 +113,7 @@ fn parse() -> Result<Args> {
             "--needles" => a.needles = val()?.parse()?,
             "--seed" => a.seed = val()?.parse()?,
             "--no-real" => a.real = false,
+            "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
             "--out" => a.out = val()?.into(),
 
@@ -157,6 +162,7 @@ fn main() -> Result<()> {
         let ours = std::fs::read_dir(&a.out)?
             .filter_map(|e| e.ok())
             .all(|e| ["real", "needles"].contains(&e.file_name().to_string_lossy().as_ref()));
+        // (Later runs also leave `chain`, with the marker.)
         if !ours && !marker.exists() {
             bail!(
                 "{} exists and is not a quality work directory; pass another --out",
@@ -191,6 +197,18 @@ fn main() -> Result<()> {
         }
         doc["realTotals"] = serde_json::to_value(harness::totals(&rep))?;
         doc["real"] = serde_json::to_value(&rep)?;
+    }
+    if a.real && a.chain && !a.quick {
+        let ratios = [0.10, 0.05];
+        eprintln!("chained compactions");
+        let rows = chain::run(&a.bin, &a.sessions, &a.out.join("chain"), &ratios)?;
+        if !a.json_stdout {
+            println!(
+                "## Chained compactions (the second carries the first)\n\n{}",
+                chain::markdown(&rows, &ratios)
+            );
+        }
+        doc["chain"] = serde_json::to_value(&rows)?;
     }
     if a.needles > 0 {
         let work = a.out.join("needles");

@@ -126,7 +126,6 @@ pub fn finish(
         changed_files: false,
         cwd: prep.cwd.clone(),
         breadcrumbs: o.breadcrumbs,
-        carried_cap: usize::MAX,
         short_title: false,
         pruner: pruner(),
         scorer: scorer.clone(),
@@ -134,7 +133,7 @@ pub fn finish(
     let summary = render::render(
         &prep.msgs,
         &mut decided,
-        prep.previous_summary.as_deref(),
+        prep.previous_summary.as_deref().map(render::Carry::Whole),
         &ro,
         0,
         &mut |_, _| Ok(()),

@@ -18,6 +18,7 @@
 //! [`append`] adds the `compaction` entry to a [`Batch`].
 
 pub mod budget;
+pub mod carried;
 pub mod cut;
 mod decide;
 pub mod fit;
@@ -148,6 +149,8 @@ pub struct Prepared {
     pub state_fit_steps: usize,
     /// The previous compaction's summary (flattened under ours, not scored).
     pub previous_summary: Option<String>,
+    /// The previous summary, read for cutting by value ([`carried`]).
+    pub carried: Option<carried::Carried>,
     /// The replayed system message (timestamp set by [`append`]).
     pub system_message: Option<Value>,
     msgs: Vec<RMsg>,

@@ -423,9 +423,10 @@ pub fn prepare(
     for x in &fitted.state.recent {
         kept_context.push(format!("{}\n{}", x.user, x.assistant));
     }
-    if let Some(c) = &fitted.state.carried {
+    let carried_at = fitted.state.carried.as_ref().map(|c| {
         kept_context.push(c.clone());
-    }
+        kept_context.len() - 1
+    });
     let words: Vec<RMsg> = msgs
         .iter()
         .filter(|m| {
@@ -453,8 +454,11 @@ pub fn prepare(
             ));
         }
     }
-    // Strings the summary holds anyway: the kept part, the region's prose, the carried summary,
-    // the pinned outputs.
+    // Strings the summary holds anyway: the kept part, the region's prose, the pinned outputs.
+    // The carried summary's lines compete with the region's (its strings are not covered).
+    let carried = previous_summary
+        .as_deref()
+        .map(|t| super::carried::Carried::read(t, &mut extractor));
     let mut covered = vec![false; extractor.table.len()];
     let ids = std::mem::take(&mut extractor.ids);
     let mut cover = |t: &str| {
@@ -465,8 +469,10 @@ pub fn prepare(
         }
     };
     cover(&kept_text);
-    for k in &kept_context {
-        cover(k);
+    for (i, k) in kept_context.iter().enumerate() {
+        if Some(i) != carried_at {
+            cover(k);
+        }
     }
     for o in pin_outputs.iter().flatten() {
         cover(o);
@@ -486,6 +492,7 @@ pub fn prepare(
         state_caps: fitted.caps,
         state_fit_steps: fitted.steps,
         previous_summary,
+        carried,
         system_message,
         msgs,
         pairs,

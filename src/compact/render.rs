@@ -35,8 +35,6 @@ pub struct RenderOptions {
     pub cwd: Option<String>,
     /// One line per dropped call instead (`--breadcrumbs`).
     pub breadcrumbs: bool,
-    /// The carried previous summary is cut to about this many chars (head and tail).
-    pub carried_cap: usize,
     /// The one-line title instead of the explanatory one.
     pub short_title: bool,
     /// `pi-shake <version>`.
@@ -390,14 +388,24 @@ fn render_edit_write(p: &Pair, o: &RenderOptions) -> String {
 /// Completes pair `k`'s `(note, text)` body right before it is rendered.
 pub type Fill<'a> = dyn FnMut(usize, &mut Option<(String, String)>) -> anyhow::Result<()> + 'a;
 
-/// Render the region. `previous` = the previous compaction's summary (flattened, not scored).
+/// The previous compaction's summary as the new one carries it.
+#[derive(Clone, Copy, Debug)]
+pub enum Carry<'a> {
+    /// As it is.
+    Whole(&'a str),
+    /// The lines its blocks keep ([`super::carried`]).
+    Lines(&'a super::carried::Carried, &'a [Vec<u32>]),
+}
+
+/// Render the region. `previous` = the previous compaction's summary, whole or by its kept
+/// lines.
 /// `fill(k, body)` may complete pair `k`'s body right before it is rendered, and each body is
 /// taken out of `decided` as it is rendered: a big summary's kept text is then read, cut and
 /// copied one output at a time, held once in the summary and not again in the bodies.
 pub fn render(
     msgs: &[RMsg],
     decided: &mut [Decided<'_>],
-    previous: Option<&str>,
+    previous: Option<Carry<'_>>,
     o: &RenderOptions,
     capacity: usize,
     fill: &mut Fill<'_>,
@@ -643,10 +651,14 @@ pub fn render(
             ));
         }
     }
-    if let Some(prev) = previous.filter(|p| !p.trim().is_empty() && o.carried_cap > 0) {
+    let carried = match previous {
+        Some(Carry::Whole(t)) => Some(t.to_string()),
+        Some(Carry::Lines(c, sel)) => Some(c.render(sel)),
+        None => None,
+    };
+    if let Some(prev) = carried.filter(|p| !p.trim().is_empty()) {
         parts.push(format!(
-            "---\n\n## Earlier history (carried from the previous compaction)\n\n{}",
-            keep_window(prev, o.carried_cap, o.carried_cap / 2)
+            "---\n\n## Earlier history (carried from the previous compaction)\n\n{prev}"
         ));
     }
     Ok(parts.out)

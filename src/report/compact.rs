@@ -80,13 +80,18 @@ pub fn render(plan: &CompactPlan, dry: bool, written: bool) -> String {
             (None, None) => "the region".to_string(),
         };
         o.push_str(&format!(
-            "{pre}Budget ~{} tokens ({what}; {}): achieved ~{} tokens ({}% of the region), {} of {} tool-output lines kept.\n",
+            "{pre}Budget ~{} tokens ({what}; {}): achieved ~{} tokens ({}% of the region), {} of {} tool-output lines kept{}.\n",
             thousands(b.tokens),
             b.source,
             thousands(b.achieved),
             pct(b.achieved_ratio),
             thousands(b.lines_kept as u64),
             thousands(b.lines_total as u64),
+            b.carried_lines.map_or(String::new(), |[k, n]| format!(
+                ", {} of {} lines of the carried summary",
+                thousands(k as u64),
+                thousands(n as u64)
+            )),
         ));
         if let Some(last) = b.shrunk.last() {
             o.push_str(&format!(

@@ -678,6 +678,9 @@ pub struct BudgetReport {
     /// Tool-output lines kept, of those in the scored outputs.
     pub lines_kept: usize,
     pub lines_total: usize,
+    /// Lines of the carried previous summary kept, of its lines (when there is one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried_lines: Option<[usize; 2]>,
     /// The shrink steps applied to fit (in order), empty when nothing had to shrink.
     pub shrunk: Vec<String>,
 }

@@ -2,21 +2,21 @@
 //! and the loop that selects tool-output lines ([`super::budget::select`]) until the rendered
 //! summary is within 5% under the budget.
 //!
-//! The skeleton — title, keep-windows of user and assistant text, pins, the carried previous
-//! summary, aggregated drop lines — is rendered at the richest `LEVELS` entry whose size is at
-//! most [`SKELETON_SHARE`] of the budget (else the first that fits at all, else the last); the
-//! rest of the budget goes to the lines with the most value per char. Levels shrink in this
+//! The skeleton — title, keep-windows of user and assistant text, pins, aggregated drop lines
+//! — is rendered at the richest `LEVELS` entry whose size is at most [`SKELETON_SHARE`] of the
+//! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton);
+//! the rest of the budget goes to the lines with the most value per char: the region's tool
+//! outputs and the carried previous summary's blocks ([`super::carried`]) alike. Levels shrink in this
 //! stated order, each keeping the previous ones' cuts:
 //!
-//! 1. assistant text to 800/300-char windows, the short title, the carried summary to 30% of
-//!    the budget;
+//! 1. assistant text to 800/300-char windows, the short title;
 //! 2. write bodies to a length note, edit old/new heads 300 → 120 chars, skill bodies to 2,000;
 //! 3. user text to 1,000/400, assistant text to 300/120;
 //! 4. git heads 600 → 200, unresolved errors from verbatim to their most valuable lines;
-//! 5. no aggregated drop lines, assistant text to 120/50, the carried summary to 15%;
+//! 5. no aggregated drop lines, assistant text to 120/50;
 //! 6. edit/write, git and skill pins to their call line;
 //! 7. no assistant text, user text to 300/120;
-//! 8. user text to 120/50, the carried summary to 5%;
+//! 8. user text to 120/50;
 //! 9. pins and calls without a recorded result left out;
 //! 10. user text to 60 chars (30-char head and tail windows);
 //! 11. only the region's first user message and its last 3 (the others counted in place);
@@ -212,7 +212,7 @@ struct Ctx<'p> {
 }
 
 impl Ctx<'_> {
-    fn options(&self, l: &Level, budget: u64, keep_text: bool) -> RenderOptions {
+    fn options(&self, l: &Level, keep_text: bool) -> RenderOptions {
         RenderOptions {
             keep_text,
             user_whole: l.user.0,
@@ -227,9 +227,6 @@ impl Ctx<'_> {
             changed_files: l.changed_files,
             cwd: self.prep.cwd.clone(),
             breadcrumbs: self.breadcrumbs,
-            carried_cap: l
-                .carried
-                .map_or(usize::MAX, |s| (budget as f64 * 4.0 * s) as usize),
             short_title: l.short_title,
             pruner: pruner(),
             scorer: self.scorer.clone(),
@@ -266,7 +263,6 @@ impl Ctx<'_> {
     fn render(
         &self,
         l: &Level,
-        budget: u64,
         sel: &[Vec<u32>],
         mut fetch: Option<&mut dyn FnMut(usize) -> Result<String>>,
         capacity: usize,
@@ -311,8 +307,10 @@ impl Ctx<'_> {
         render::render(
             &prep.msgs,
             &mut decided,
-            prep.previous_summary.as_deref(),
-            &self.options(l, budget, keep_text),
+            prep.carried
+                .as_ref()
+                .map(|c| render::Carry::Lines(c, &sel[prep.pairs.len()..])),
+            &self.options(l, keep_text),
             capacity,
             &mut |k, body| {
                 if let (true, Some(b), Some(f)) = (lazy[k], body.as_mut(), fetch.as_mut()) {
@@ -325,15 +323,15 @@ impl Ctx<'_> {
 
     /// Tokens of the summary at level `l` with selection `sel`, without materialising the kept
     /// text.
-    fn measure(&self, l: &Level, budget: u64, sel: &[Vec<u32>]) -> u64 {
-        self.measure_size(l, budget, sel).0
+    fn measure(&self, l: &Level, sel: &[Vec<u32>]) -> u64 {
+        self.measure_size(l, sel).0
     }
 
     /// Tokens and UTF-8 bytes of the summary at level `l` with selection `sel`.
-    fn measure_size(&self, l: &Level, budget: u64, sel: &[Vec<u32>]) -> (u64, usize) {
+    fn measure_size(&self, l: &Level, sel: &[Vec<u32>]) -> (u64, usize) {
         self.deficit.set(budget::BodySize::default());
         // Measuring reads nothing, so it cannot fail.
-        let shape = self.render(l, budget, sel, None, 0).unwrap_or_default();
+        let shape = self.render(l, sel, None, 0).unwrap_or_default();
         let d = self.deficit.get();
         (
             crate::jscompat::tokens_from_chars((shape.u16 + d.u16) as u64),
@@ -428,12 +426,13 @@ pub fn finish(
         scorer: scorer.clone(),
         breadcrumbs: o.breadcrumbs,
     };
-    let empty: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // The carried summary's blocks are candidates after the pairs.
+    if let Some(c) = &prep.carried {
+        ctx.cands.extend(c.candidates());
+    }
+    let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
     // The level: the richest whose skeleton fits its share, else the first that fits at all.
-    let sizes: Vec<u64> = LEVELS
-        .iter()
-        .map(|l| ctx.measure(l, budget, &empty))
-        .collect();
+    let sizes: Vec<u64> = LEVELS.iter().map(|l| ctx.measure(l, &empty)).collect();
     // Past level 5 (assistant text to 120/50 chars) the skeleton may take up to
     // PROSE_SHARE of the budget before it loses more prose.
     let share = (budget as f64 * SKELETON_SHARE) as u64;
@@ -451,12 +450,18 @@ pub fn finish(
             .iter()
             .enumerate()
             .position(|(i, &s)| i >= PROSE_LEVEL && s <= limit(i))
-            .or_else(|| sizes.iter().position(|&s| s <= budget))
-            .unwrap_or(LEVELS.len() - 1),
+            .unwrap_or_else(|| {
+                // No level meets its share: the smallest skeleton (the most room for lines).
+                let min = sizes.iter().copied().min().unwrap_or(0);
+                sizes
+                    .iter()
+                    .position(|&s| s == min)
+                    .unwrap_or(LEVELS.len() - 1)
+            }),
     };
     let level = LEVELS[li];
     // Pins that stay out of the selection; errors compete at levels that cut them.
-    for (i, c) in ctx.cands.iter_mut().enumerate() {
+    for (i, c) in ctx.cands.iter_mut().enumerate().take(n) {
         match prep.pins[i] {
             Some(Pin::UnresolvedError) if level.err_lines && !level.pins_dropped => {
                 c.factor *= 2.0;
@@ -465,7 +470,12 @@ pub fn finish(
             None => {}
         }
     }
-    let feats: Vec<Option<&budget::OutFeat>> = prep.feats.iter().map(Option::as_ref).collect();
+    let feats: Vec<Option<&budget::OutFeat>> = prep
+        .feats
+        .iter()
+        .map(Option::as_ref)
+        .chain(prep.carried.iter().flat_map(|c| c.feats().map(Some)))
+        .collect();
     let w = if ratio >= HEAD_TAIL_FROM {
         Weights {
             pos_gain: POS_GAIN_PER_RATIO * ratio.min(0.5) as f32,
@@ -492,7 +502,7 @@ pub fn finish(
             line_budget,
         );
         let units: usize = sel.iter().map(Vec::len).sum();
-        let size = ctx.measure(&level, budget, &sel);
+        let size = ctx.measure(&level, &sel);
         let saturated = units == last_units;
         last_units = units;
         if size <= budget {
@@ -517,7 +527,7 @@ pub fn finish(
     loop {
         // Reserved at its measured size (plus a little slack: a fence or marker may come out
         // longer than measured): no doubling copies while it grows.
-        let bytes = ctx.measure_size(&level, budget, &sel).1;
+        let bytes = ctx.measure_size(&level, &sel).1;
         let capacity = bytes + bytes / 64 + 4096;
         let mut fetch = |i: usize| -> Result<String> {
             let p = &prep.pairs[i];
@@ -543,7 +553,7 @@ pub fn finish(
             // Only the kept text, and only until it is copied into the summary.
             Ok(budget::render_lines(&full, f, &sel[i], ctx.marker))
         };
-        summary = ctx.render(&level, budget, &sel, Some(&mut fetch), capacity)?;
+        summary = ctx.render(&level, &sel, Some(&mut fetch), capacity)?;
         let size = crate::jscompat::tokens_from_chars(summary.u16 as u64);
         guard += 1;
         if size <= budget || guard >= 4 {
@@ -645,6 +655,11 @@ pub fn finish(
         ));
     }
     let shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
+    let carried_lines = prep.carried.as_ref().map(|c| {
+        c.feats().zip(&sel[n..]).fold([0, 0], |[k, t], (f, s)| {
+            [k + budget::lines_kept(f, s), t + f.lines as usize]
+        })
+    });
     let report = BudgetReport {
         target_ratio: spec.target_ratio,
         max_summary_tokens: spec.max_summary_tokens,
@@ -658,6 +673,7 @@ pub fn finish(
         },
         lines_kept,
         lines_total,
+        carried_lines,
         shrunk,
     };
     Ok(CompactPlan::assemble(

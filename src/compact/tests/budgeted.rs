@@ -432,3 +432,57 @@ fn call_headers_name_paths_relative_to_the_cwd() {
     let win = pair("read", json!({"path": r"C:\Users\u\proj\src\a.ts"}));
     assert_eq!(ident(&win, Some(r"C:\Users\u\proj")), r"`src\a.ts`");
 }
+
+#[test]
+fn a_carried_transcript_competes_line_by_line() {
+    // A previous pi-shake compaction whose transcript holds one line worth carrying among 40
+    // blocks of filler: under a small budget the new summary carries that line under its call
+    // (a head-and-tail cut of the old summary would keep only its first and last blocks).
+    let mut prev = String::from("# Session history before this point (pruned)\n\n");
+    for i in 0..40 {
+        prev.push_str(&format!(
+            "**bash** `ls legacy{i}` (t{i}; 6 of 9 lines):\n```\n"
+        ));
+        for j in 0..6 {
+            prev.push_str(&format!("plain old words {i} {j}\n"));
+        }
+        if i == 17 {
+            prev.push_str("src/legacy/unique_path_17.rs:7 keep me\n");
+        }
+        prev.push_str("```\n\n");
+    }
+    let mut lines: Vec<Value> = budget_session(40)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = lines[1]["id"].as_str().unwrap().to_string();
+    lines[2]["parentId"] = json!("cmp00001");
+    lines.insert(
+        2,
+        json!({"type":"compaction","id":"cmp00001","parentId":first,"timestamp":"2026-01-01T00:00:00.000Z","summary":prev,"firstKeptEntryId":first,"tokensBefore":50000}),
+    );
+    let dir = std::env::temp_dir().join(format!("pi-shake-carried-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("carried.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let l = load(&path);
+    let plan = budget_plan(&l, ratio(0.05));
+    let b = plan.budget.clone().unwrap();
+    assert!(b.achieved <= b.tokens, "{b:?}");
+    let s = &plan.summary;
+    let at = s
+        .find("## Earlier history (carried from the previous compaction)")
+        .unwrap_or_else(|| panic!("{s}"));
+    let carried = &s[at..];
+    let line = carried
+        .find("src/legacy/unique_path_17.rs:7 keep me")
+        .unwrap_or_else(|| panic!("{carried}"));
+    let header = carried.find("**bash** `ls legacy17`").unwrap();
+    assert!(header < line, "{carried}");
+    assert!(!carried.contains("plain old words"), "{carried}");
+    assert!(!carried.contains("`ls legacy39`"), "{carried}");
+    let [kept, total] = b.carried_lines.unwrap();
+    assert!((1..10).contains(&kept) && total > 240, "{kept} of {total}");
+    std::fs::remove_dir_all(&dir).ok();
+}
