@@ -392,9 +392,8 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
                     distinctive_into(s, &mut excl);
                 }
             }
-            if let Some(s) = &p.previous_summary {
-                distinctive_into(s, &mut excl);
-            }
+            // The carried previous summary is neither the kept part nor the region's prose (the
+            // issue's rule): a string it shares with a region output is a fact like any other.
             let facts: BTreeSet<String> = out
                 .into_iter()
                 .filter(|t| later.contains(t) && !excl.contains(t))
