@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::harness::{self, Outcome, SessionFile, distinctive_into};
+use super::harness::{self, Outcome, SessionFile, distinctive_into};
 
 /// One chained case at one ratio.
 #[derive(Debug, Clone, Serialize)]

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use crate::common::{assert_pi_loads, need_oracle, root, temp_dir};
 
+#[path = "../../examples/quality/chain.rs"]
+mod chain;
 #[path = "../../examples/quality/harness.rs"]
 mod harness;
 #[path = "../../examples/quality/heldout.rs"]
@@ -72,8 +74,10 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
             "{\"path\":\"epsilon/zeta3\",\"x\":\"summary_only_1 notInRegion9\"}".into(),
         ],
     };
+    // The carried summary is neither the kept part nor the region's prose (the rule):
+    // a string it shares with a region output and the later lines is a fact.
     let facts = harness::facts_of(&p, &FactRule::Predictive).facts;
-    assert_eq!(facts, ["alpha_beta_1"]);
+    assert_eq!(facts, ["alpha_beta_1", "summary_only_1"]);
     let case = Case {
         session: "s".into(),
         point: "50%".into(),
@@ -89,8 +93,9 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
     // Kept only as a distinctive string of its own, not inside a longer one.
     assert_eq!(Score::of(&case, "x alpha_beta_1, y").kept, 1);
     assert_eq!(Score::of(&case, "x alpha_beta_12 y").kept, 0);
-    assert_eq!(Score::of(&case, &harness::keep_all(&case.prepared)).kept, 1);
-    assert_eq!(Score::of(&case, &harness::drop_all(&case.prepared)).kept, 0);
+    assert_eq!(Score::of(&case, &harness::keep_all(&case.prepared)).kept, 2);
+    // The prose alone (the carried summary with it) holds only the carried one.
+    assert_eq!(Score::of(&case, &harness::drop_all(&case.prepared)).kept, 1);
 }
 
 #[test]
@@ -227,4 +232,43 @@ fn quality_harness_measures_this_binary_on_a_real_session_and_needles() {
         md.contains("| default |") && md.contains("flag unsupported"),
         "{md}"
     );
+}
+
+#[test]
+fn chained_compactions_carry_the_first_summary_and_load_in_pi() {
+    if !need_oracle() {
+        return;
+    }
+    let work = temp_dir("chain");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_pi-shake"));
+    let session = root().join("sessions-fixtures/pi-mono/large-session.jsonl");
+    let rows = chain::run(&bin, &[session], &work, &[0.10]).unwrap();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert!(r.a < r.b && r.kept <= r.facts, "{r:?}");
+        assert_eq!(r.facts, r.region_facts + r.carried_facts, "{r:?}");
+        assert!(r.region_kept <= r.region_facts && r.carried_kept <= r.carried_facts);
+    }
+    assert!(rows.iter().map(|r| r.facts).sum::<usize>() > 0, "{rows:?}");
+    // Every second compaction is a session real pi loads, starting from our summary.
+    let copies: Vec<PathBuf> = rows
+        .iter()
+        .map(|r| work.join(format!("large-session.{}.{}.{}.jsonl", r.a, r.b, r.ratio)))
+        .collect();
+    for c in &copies {
+        let text = std::fs::read_to_string(c).unwrap();
+        let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], "compaction");
+        assert!(
+            last["summary"]
+                .as_str()
+                .unwrap()
+                .contains("## Earlier history (carried from the previous compaction)"),
+            "{}",
+            c.display()
+        );
+    }
+    assert_pi_loads(&copies);
+    let md = chain::markdown(&rows, &[0.10]);
+    assert!(md.contains("| **all** | | 0.10 |"), "{md}");
 }
