@@ -392,6 +392,16 @@ fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
         );
     }
     let first = cs[0]["summary"].as_str().unwrap();
+    // The manual compaction carries the threshold one's summary under its own (its title
+    // always, its lines as the budget allows).
+    let second = cs[1]["summary"].as_str().unwrap();
+    let title = first.lines().next().unwrap();
+    assert!(
+        second.contains(&format!(
+            "## Earlier history (carried from the previous compaction)\n\n{title}"
+        )),
+        "{second}"
+    );
     let before = &requests(&v)[..mark(&v, "prompt2")];
     assert!(before.iter().all(|r| !carries(r, first)));
     // `/compact <instructions>` reached the scorer.
