@@ -20,7 +20,8 @@ use crate::jscompat::utf16_len;
 /// One block of a carried summary.
 #[derive(Clone, Debug)]
 struct Block {
-    /// Its first line (heading or call header), kept whenever a line of the body is.
+    /// Its first line (heading or call header; empty for the lines before the first one),
+    /// kept whenever a line of the body is.
     header: String,
     /// The fence around its body (```` ``` ````…), when the body is one fenced run.
     fence: Option<String>,
@@ -33,10 +34,14 @@ struct Block {
 #[derive(Clone, Debug)]
 pub struct Carried {
     text: String,
-    /// The first line and any before the first block (a title), kept whole.
+    /// Its first line (a title), kept whenever the summary is carried at all (capped at
+    /// [`LEAD_MAX`] chars).
     lead: String,
     blocks: Vec<Block>,
 }
+
+/// The first line's cap, in chars.
+const LEAD_MAX: usize = 240;
 
 /// Whether a line starts a block: a markdown heading or a pi-shake call header.
 fn is_header(line: &str) -> bool {
@@ -52,16 +57,19 @@ fn fence_of(line: &str) -> Option<&str> {
 impl Carried {
     /// Read `text` into blocks, their units' strings entered in `ex`'s table.
     pub fn read(text: &str, ex: &mut Extractor) -> Carried {
-        let mut lead = Vec::new();
-        let mut raw: Vec<(String, Vec<&str>)> = Vec::new();
-        for (i, line) in text.split('\n').enumerate() {
-            if i > 0 && is_header(line) {
+        let mut lines = text.split('\n');
+        let lead = crate::text::cap_middle(lines.next().unwrap_or("").trim_end(), LEAD_MAX);
+        // Lines before the first header form a block without one.
+        let mut raw: Vec<(String, Vec<&str>)> = vec![(String::new(), Vec::new())];
+        for line in lines {
+            if is_header(line) {
                 raw.push((line.to_string(), Vec::new()));
             } else if let Some((_, body)) = raw.last_mut() {
                 body.push(line);
-            } else {
-                lead.push(line);
             }
+        }
+        if raw[0].1.iter().all(|l| l.trim().is_empty()) {
+            raw.remove(0);
         }
         let blocks = raw
             .into_iter()
@@ -91,8 +99,6 @@ impl Carried {
                 }
             })
             .collect();
-        let mut lead = lead.join("\n");
-        lead.truncate(lead.trim_end().len());
         Carried {
             text: text.to_string(),
             lead,
@@ -116,8 +122,9 @@ impl Carried {
         self.blocks.iter().map(|b| Candidate {
             eligible: true,
             factor: 1.0,
-            header: (utf16_len(&b.header) + 2 + b.fence.as_ref().map_or(0, |f| 2 * f.len() + 2))
-                as f64,
+            header: (utf16_len(&b.header)
+                + if b.header.is_empty() { 2 } else { 3 }
+                + b.fence.as_ref().map_or(0, |f| 2 * f.len() + 2)) as f64,
             open: false,
         })
     }
@@ -142,8 +149,10 @@ impl Carried {
                 out.push_str("[…]");
             }
             sep(&mut out);
-            out.push_str(&b.header);
-            out.push('\n');
+            if !b.header.is_empty() {
+                out.push_str(&b.header);
+                out.push('\n');
+            }
             let body = budget::render_lines(&b.body, &b.feat, s, Marker::Bare);
             match &b.fence {
                 Some(f) => {
@@ -226,7 +235,7 @@ mod tests {
     #[test]
     fn the_valuable_line_stays_under_its_call_and_fence() {
         let t = transcript();
-        let out = cut(&t, 250.0, "");
+        let out = cut(&t, 225.0, "");
         assert!(out.starts_with("# Session history"), "{out}");
         for (line, header) in [
             ("src/parser/tokenize.rs:88", "**bash** `ls dir17`"),
@@ -241,7 +250,7 @@ mod tests {
             assert!(h < at && out[h..at].contains("```\n[…]\n"), "{out}");
         }
         assert!(!out.contains("plain words"), "{out}");
-        assert!(out.ends_with("[…]"), "{out}");
+        assert!(out.contains("\n\n[…]\n\n"), "{out}");
         // Head and tail by position would have kept neither.
         let ht = crate::text::keep_window(&t, out.len(), out.len() / 2);
         assert!(
@@ -278,5 +287,21 @@ mod tests {
             !out.contains("ran tests") && !out.contains("mod.rs"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn a_summary_without_headings_is_cut_too_and_its_first_line_capped() {
+        let mut t = format!("{}\n", "t".repeat(1_000));
+        for i in 0..200 {
+            t.push_str(&format!("prose line {i} about things\n"));
+        }
+        t.push_str("the fix is in src/core/fix_point.rs\n");
+        let out = cut(&t, 100.0, "");
+        assert!(out.chars().count() < 400, "{}", out.chars().count());
+        assert!(
+            out.starts_with(&"t".repeat(100)) && out.contains('…'),
+            "{out}"
+        );
+        assert!(out.contains("src/core/fix_point.rs"), "{out}");
     }
 }
