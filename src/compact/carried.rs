@@ -23,7 +23,7 @@ struct Block {
     /// Its first line (heading or call header; empty for the lines before the first one),
     /// kept whenever a line of the body is.
     header: String,
-    /// The fence around its body (```` ``` ````…), when the body is one fenced run.
+    /// The opening fence line of its body (```` ```rust ````…), when the body is one fenced run.
     fence: Option<String>,
     /// Its body lines (inside the fence, when fenced).
     body: String,
@@ -48,55 +48,76 @@ fn is_header(line: &str) -> bool {
     line.starts_with('#') || (line.starts_with("**") && line.contains("** `"))
 }
 
-/// A fence line: three or more backticks, nothing else.
+/// A fence line's backticks: three or more, then at most an info string without backticks
+/// (```` ```rust ````); a closing fence is its backticks alone.
 fn fence_of(line: &str) -> Option<&str> {
     let t = line.trim_end();
-    (t.len() >= 3 && t.bytes().all(|b| b == b'`')).then_some(t)
+    let n = t.bytes().take_while(|&b| b == b'`').count();
+    (n >= 3 && !t[n..].contains('`')).then_some(&t[..n])
 }
 
 impl Carried {
     /// Read `text` into blocks, their units' strings entered in `ex`'s table.
-    pub fn read(text: &str, ex: &mut Extractor) -> Carried {
+    pub fn read<'t>(text: &'t str, ex: &mut Extractor) -> Carried {
         let mut lines = text.split('\n');
         let lead = crate::text::cap_middle(lines.next().unwrap_or("").trim_end(), LEAD_MAX);
-        // Lines before the first header form a block without one.
-        let mut raw: Vec<(String, Vec<&str>)> = vec![(String::new(), Vec::new())];
-        for line in lines {
-            if is_header(line) {
-                raw.push((line.to_string(), Vec::new()));
-            } else if let Some((_, body)) = raw.last_mut() {
-                body.push(line);
-            }
+        // A block per header; lines before the first header form a block without one, and
+        // so does every fenced run (its fence kept with any line of it) and what follows it.
+        struct Raw<'t> {
+            header: String,
+            fence: Option<&'t str>,
+            body: Vec<&'t str>,
         }
-        if raw[0].1.iter().all(|l| l.trim().is_empty()) {
-            raw.remove(0);
+        let open = |header: String, fence: Option<&'t str>| Raw {
+            header,
+            fence,
+            body: Vec::new(),
+        };
+        let mut raw: Vec<Raw<'_>> = vec![open(String::new(), None)];
+        let mut in_fence: Option<&str> = None;
+        for line in lines {
+            let Some(cur) = raw.last_mut() else { break };
+            if let Some(f) = in_fence {
+                if line.trim_end() == f {
+                    in_fence = None;
+                    raw.push(open(String::new(), None));
+                } else {
+                    cur.body.push(line);
+                }
+            } else if is_header(line) {
+                raw.push(open(line.to_string(), None));
+            } else if let Some(f) = fence_of(line) {
+                in_fence = Some(f);
+                // (The opening line, info string and all, is what the fence renders as.)
+                let f = line.trim_end();
+                // A fence right under a header (blank lines aside) fences that block's body.
+                if cur.fence.is_none() && cur.body.iter().all(|l| l.trim().is_empty()) {
+                    cur.body.clear();
+                    cur.fence = Some(f);
+                } else {
+                    raw.push(open(String::new(), Some(f)));
+                }
+            } else {
+                cur.body.push(line);
+            }
         }
         let blocks = raw
             .into_iter()
-            .map(|(header, mut body)| {
-                while body.last().is_some_and(|l| l.trim().is_empty()) {
-                    body.pop();
+            .filter_map(|mut r| {
+                while r.body.last().is_some_and(|l| l.trim().is_empty()) {
+                    r.body.pop();
                 }
-                // A fenced body: ``` … ``` around all of it.
-                let fence = match (body.first().copied(), body.last().copied()) {
-                    (Some(a), Some(z)) if body.len() >= 2 => fence_of(a)
-                        .filter(|f| fence_of(z) == Some(*f))
-                        .map(str::to_string),
-                    _ => None,
-                };
-                let lines = if fence.is_some() {
-                    &body[1..body.len() - 1]
-                } else {
-                    &body[..]
-                };
-                let body = lines.join("\n");
+                if r.header.is_empty() && r.body.is_empty() {
+                    return None;
+                }
+                let body = r.body.join("\n");
                 let feat = ex.features(&body);
-                Block {
-                    header,
-                    fence,
+                Some(Block {
+                    header: r.header,
+                    fence: r.fence.map(str::to_string),
                     body,
                     feat,
-                }
+                })
             })
             .collect();
         Carried {
@@ -160,7 +181,7 @@ impl Carried {
                     out.push('\n');
                     out.push_str(&body);
                     out.push('\n');
-                    out.push_str(f);
+                    out.push_str(fence_of(f).unwrap_or(f));
                 }
                 None => out.push_str(body.trim_end()),
             }
@@ -303,5 +324,22 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("src/core/fix_point.rs"), "{out}");
+    }
+
+    #[test]
+    fn a_kept_line_inside_a_fence_keeps_its_fence() {
+        let mut t = String::from("## Goal\nFix it.\n\n## Notes\nsome words\n```rust\n");
+        for i in 0..40 {
+            t.push_str(&format!("let x = {i};\n"));
+        }
+        t.push_str("call(src/engine/fixer.rs:41)\n```\nmore words after\n");
+        let out = cut(&t, 80.0, "");
+        let at = out
+            .find("src/engine/fixer.rs:41")
+            .unwrap_or_else(|| panic!("{out}"));
+        // An opening fence before it and a closing one after it.
+        assert!(out[..at].contains("```rust\n[…]\n"), "{out}");
+        assert!(out[at..].contains("\n```"), "{out}");
+        assert!(!out.contains("more words after"), "{out}");
     }
 }
