@@ -104,18 +104,9 @@ pub fn run(bin: &Path, sessions: &[PathBuf], work: &Path, ratios: &[f64]) -> Res
             .iter()
             .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
             .collect();
-        let users = s.user_lines();
-        let near = |f: f64| {
-            let want = s.lines.len() as f64 * f;
-            users
-                .iter()
-                .copied()
-                .filter(|&i| i > 1)
-                .min_by(|&x, &y| (x as f64 - want).abs().total_cmp(&(y as f64 - want).abs()))
-        };
         let mut seen = HashSet::new();
         for (fa, fb) in [(0.35, 0.7), (0.45, 0.8), (0.3, 0.6)] {
-            let (Some(a), Some(b)) = (near(fa), near(fb)) else {
+            let (Some(a), Some(b)) = (s.cut_near(fa), s.cut_near(fb)) else {
                 continue;
             };
             if b <= a + 5
