@@ -55,7 +55,8 @@ pub const MIN_STR: usize = 8;
 pub const F_ERR: u8 = 1;
 pub const F_LINE_START: u8 = 2;
 pub const F_LINE_END: u8 = 4;
-/// A segment of a long line with few spaces: minified code, base64, a one-line JSON blob.
+/// A segment of a long line with few spaces: minified code, base64 (not a one-line JSON
+/// document).
 pub const F_DENSE: u8 = 8;
 /// Lines of at least this many chars with spaces under [`DENSE_SPACES`] of them are dense.
 pub const DENSE_MIN: usize = 1000;
@@ -506,7 +507,9 @@ impl Extractor {
             f.chars += n + 1;
             let line_err = n <= SEG_MAX && err_words().is_some_and(|a| a.is_match(line));
             let mut cuts: Vec<usize> = vec![0];
+            // (A JSON document on one line is not: its ids and URLs are what a session reuses.)
             let dense = n >= DENSE_MIN
+                && !line.trim_start().starts_with(['{', '['])
                 && (line.bytes().filter(|&b| b == b' ').count() as f64) < n as f64 * DENSE_SPACES;
             if n > SEG_MAX {
                 // Segments of about SEG chars, cut between tokens where one ends within

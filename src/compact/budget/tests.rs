@@ -276,7 +276,14 @@ fn dense_lines_are_flagged_and_error_words_mark_their_own_segment() {
     let minified: String = (0..150).map(|i| format!("a{i}=b.c({i});")).collect();
     let prose: String = (0..150).map(|i| format!("word {i} ")).collect();
     let errline = format!("{} Error: it broke {}", "x ".repeat(300), "y ".repeat(300));
-    let text = format!("{minified}\n{prose}\n{errline}");
+    let json: String = format!(
+        "[{}]",
+        (0..60)
+            .map(|i| format!("{{\"id\":\"acct_{i}\",\"url\":\"https://x.io/a/{i}\"}}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let text = format!("{minified}\n{prose}\n{errline}\n{json}");
     let (_, f) = feats(&text);
     let on = |line: u32, flag: u8| {
         f.units
@@ -287,6 +294,8 @@ fn dense_lines_are_flagged_and_error_words_mark_their_own_segment() {
     };
     assert!(on(0, F_DENSE).iter().all(|&d| d), "minified code is dense");
     assert!(on(1, F_DENSE).iter().all(|&d| !d), "spaced text is not");
+    assert!(on(3, F_DENSE).iter().all(|&d| !d), "nor is a JSON document");
+    assert!(on(3, F_DENSE).len() > 5);
     let errs = on(2, F_ERR);
     assert!(errs.len() > 2, "{errs:?}");
     assert_eq!(errs.iter().filter(|&&e| e).count(), 1, "{errs:?}");
