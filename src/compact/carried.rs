@@ -45,7 +45,9 @@ const LEAD_MAX: usize = 240;
 
 /// Whether a line starts a block: a markdown heading or a pi-shake call header.
 fn is_header(line: &str) -> bool {
-    line.starts_with('#') || (line.starts_with("**") && line.contains("** `"))
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    ((1..=6).contains(&hashes) && line[hashes..].starts_with(' '))
+        || (line.starts_with("**") && line.contains("** `"))
 }
 
 /// A fence line's backticks: three or more, then at most an info string without backticks
@@ -341,5 +343,26 @@ mod tests {
         assert!(out[..at].contains("```rust\n[…]\n"), "{out}");
         assert!(out[at..].contains("\n```"), "{out}");
         assert!(!out.contains("more words after"), "{out}");
+    }
+
+    #[test]
+    fn headings_and_call_headers_start_blocks_and_nothing_else_does() {
+        for yes in [
+            "# T",
+            "### User",
+            "###### deep",
+            "**bash** `ls` (t1; 2 of 3 lines):",
+        ] {
+            assert!(is_header(yes), "{yes}");
+        }
+        for no in [
+            "#include <a.h>",
+            "####### seven",
+            "#",
+            "**bold** text",
+            "plain",
+        ] {
+            assert!(!is_header(no), "{no}");
+        }
     }
 }
