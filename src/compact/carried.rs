@@ -40,6 +40,14 @@ pub struct Carried {
     blocks: Vec<Block>,
 }
 
+/// Whether a summary is pi-shake's own transcript (its title, in either form). Only those
+/// compete line by line: their lines are verbatim tool output and user text, which the value
+/// model was built for; another tool's summary (pi's own LLM prose) is cut by position to a
+/// share of the budget, as before.
+pub fn is_pi_shakes(summary: &str) -> bool {
+    summary.starts_with("# Session history before this point (pruned by pi-shake")
+}
+
 /// The first line's cap, in chars.
 const LEAD_MAX: usize = 240;
 

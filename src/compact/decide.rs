@@ -126,6 +126,7 @@ pub fn finish(
         changed_files: false,
         cwd: prep.cwd.clone(),
         breadcrumbs: o.breadcrumbs,
+        carried_cap: usize::MAX,
         short_title: false,
         pruner: pruner(),
         scorer: scorer.clone(),

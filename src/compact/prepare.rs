@@ -455,9 +455,11 @@ pub fn prepare(
         }
     }
     // Strings the summary holds anyway: the kept part, the region's prose, the pinned outputs.
-    // The carried summary's lines compete with the region's (its strings are not covered).
+    // pi-shake's own carried transcript competes line by line with the region (its strings are
+    // not covered); another tool's summary (pi's own) is cut by position to a share.
     let carried = previous_summary
         .as_deref()
+        .filter(|t| super::carried::is_pi_shakes(t))
         .map(|t| super::carried::Carried::read(t, &mut extractor));
     let mut covered = vec![false; extractor.table.len()];
     let ids = std::mem::take(&mut extractor.ids);
@@ -470,7 +472,7 @@ pub fn prepare(
     };
     cover(&kept_text);
     for (i, k) in kept_context.iter().enumerate() {
-        if Some(i) != carried_at {
+        if carried.is_none() || Some(i) != carried_at {
             cover(k);
         }
     }

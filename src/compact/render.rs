@@ -35,6 +35,8 @@ pub struct RenderOptions {
     pub cwd: Option<String>,
     /// One line per dropped call instead (`--breadcrumbs`).
     pub breadcrumbs: bool,
+    /// A carried summary shown whole ([`Carry::Whole`]) is cut to at most this many chars.
+    pub carried_cap: usize,
     /// The one-line title instead of the explanatory one.
     pub short_title: bool,
     /// `pi-shake <version>`.
@@ -391,7 +393,7 @@ pub type Fill<'a> = dyn FnMut(usize, &mut Option<(String, String)>) -> anyhow::R
 /// The previous compaction's summary as the new one carries it.
 #[derive(Clone, Copy, Debug)]
 pub enum Carry<'a> {
-    /// As it is.
+    /// As it is, cut to [`RenderOptions::carried_cap`] by position (head and tail).
     Whole(&'a str),
     /// The lines its blocks keep ([`super::carried`]).
     Lines(&'a super::carried::Carried, &'a [Vec<u32>]),
@@ -652,7 +654,7 @@ pub fn render(
         }
     }
     let carried = match previous {
-        Some(Carry::Whole(t)) => Some(t.to_string()),
+        Some(Carry::Whole(t)) => Some(keep_window(t, o.carried_cap, o.carried_cap / 2)),
         Some(Carry::Lines(c, sel)) => Some(c.render(sel)),
         None => None,
     };

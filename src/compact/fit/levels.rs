@@ -21,6 +21,9 @@ pub(super) struct Level {
     pub(super) changed_files: bool,
     pub(super) drop_notes: bool,
     pub(super) short_title: bool,
+    /// The share of the budget a carried summary not written by pi-shake is cut to, head and
+    /// tail (`None`: whole). pi-shake's own carried transcript competes line by line instead.
+    pub(super) carried: Option<f64>,
 }
 
 pub(super) const L0: Level = Level {
@@ -38,6 +41,7 @@ pub(super) const L0: Level = Level {
     changed_files: false,
     drop_notes: true,
     short_title: false,
+    carried: None,
 };
 
 /// The shrink levels, richest first (the module docs list the steps). Each level is the
@@ -45,9 +49,10 @@ pub(super) const L0: Level = Level {
 pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13];
 
 const L1: Level = Level {
-    step: "assistant text cut to 800/300-char windows",
+    step: "assistant text cut to 800/300-char windows; another tool's carried summary ≤ 30% of the budget",
     text: (800, 300),
     short_title: true,
+    carried: Some(0.30),
     ..L0
 };
 const L2: Level = Level {
@@ -70,9 +75,10 @@ const L4: Level = Level {
     ..L3
 };
 const L5: Level = Level {
-    step: "no aggregated drop lines; assistant text cut to 120/50",
+    step: "no aggregated drop lines; assistant text cut to 120/50; another tool's carried summary ≤ 15%",
     text: (120, 50),
     drop_notes: false,
+    carried: Some(0.15),
     ..L4
 };
 const L6: Level = Level {
@@ -89,8 +95,9 @@ const L7: Level = Level {
     ..L6
 };
 const L8: Level = Level {
-    step: "user text cut to 120/50",
+    step: "user text cut to 120/50; another tool's carried summary ≤ 5%",
     user: (120, 50),
+    carried: Some(0.05),
     ..L7
 };
 const L9: Level = Level {

@@ -6,17 +6,19 @@
 //! — is rendered at the richest `LEVELS` entry whose size is at most [`SKELETON_SHARE`] of the
 //! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton);
 //! the rest of the budget goes to the lines with the most value per char: the region's tool
-//! outputs and the carried previous summary's blocks ([`super::carried`]) alike. Levels shrink in this
+//! outputs and, when the previous summary is pi-shake's own, its blocks ([`super::carried`])
+//! alike (another tool's carried summary is part of the skeleton, cut to a share by level). Levels shrink in this
 //! stated order, each keeping the previous ones' cuts:
 //!
-//! 1. assistant text to 800/300-char windows, the short title;
+//! 1. assistant text to 800/300-char windows, the short title, another tool's carried summary
+//!    to 30% of the budget;
 //! 2. write bodies to a length note, edit old/new heads 300 → 120 chars, skill bodies to 2,000;
 //! 3. user text to 1,000/400, assistant text to 300/120;
 //! 4. git heads 600 → 200, unresolved errors from verbatim to their most valuable lines;
-//! 5. no aggregated drop lines, assistant text to 120/50;
+//! 5. no aggregated drop lines, assistant text to 120/50, another tool's carried summary to 15%;
 //! 6. edit/write, git and skill pins to their call line;
 //! 7. no assistant text, user text to 300/120;
-//! 8. user text to 120/50;
+//! 8. user text to 120/50, another tool's carried summary to 5%;
 //! 9. pins and calls without a recorded result left out;
 //! 10. user text to 60 chars (30-char head and tail windows);
 //! 11. only the region's first user message and its last 3 (the others counted in place);
@@ -209,6 +211,8 @@ struct Ctx<'p> {
     marker: budget::Marker,
     scorer: String,
     breadcrumbs: bool,
+    /// The budget in tokens (a carried summary not pi-shake's is cut to a share of it).
+    budget: u64,
 }
 
 impl Ctx<'_> {
@@ -227,6 +231,9 @@ impl Ctx<'_> {
             changed_files: l.changed_files,
             cwd: self.prep.cwd.clone(),
             breadcrumbs: self.breadcrumbs,
+            carried_cap: l
+                .carried
+                .map_or(usize::MAX, |s| (self.budget as f64 * 4.0 * s) as usize),
             short_title: l.short_title,
             pruner: pruner(),
             scorer: self.scorer.clone(),
@@ -307,9 +314,10 @@ impl Ctx<'_> {
         render::render(
             &prep.msgs,
             &mut decided,
-            prep.carried
-                .as_ref()
-                .map(|c| render::Carry::Lines(c, &sel[prep.pairs.len()..])),
+            match &prep.carried {
+                Some(c) => Some(render::Carry::Lines(c, &sel[prep.pairs.len()..])),
+                None => prep.previous_summary.as_deref().map(render::Carry::Whole),
+            },
             &self.options(l, keep_text),
             capacity,
             &mut |k, body| {
@@ -425,6 +433,7 @@ pub fn finish(
         },
         scorer: scorer.clone(),
         breadcrumbs: o.breadcrumbs,
+        budget,
     };
     // The carried summary's blocks are candidates after the pairs.
     if let Some(c) = &prep.carried {

@@ -433,12 +433,67 @@ fn call_headers_name_paths_relative_to_the_cwd() {
     assert_eq!(ident(&win, Some(r"C:\Users\u\proj")), r"`src\a.ts`");
 }
 
+/// `budget_session(40)` with a compaction carrying `prev` after its first message.
+fn with_previous_summary(prev: &str, tag: &str) -> (Loaded, PathBuf) {
+    let mut lines: Vec<Value> = budget_session(40)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = lines[1]["id"].as_str().unwrap().to_string();
+    lines[2]["parentId"] = json!("cmp00001");
+    lines.insert(
+        2,
+        json!({"type":"compaction","id":"cmp00001","parentId":first,"timestamp":"2026-01-01T00:00:00.000Z","summary":prev,"firstKeptEntryId":first,"tokensBefore":50000}),
+    );
+    let dir = std::env::temp_dir().join(format!("pi-shake-carried-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("carried.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    (load(&path), dir)
+}
+
+#[test]
+fn another_tools_carried_summary_is_cut_by_position_to_its_share() {
+    // pi's own LLM summary: prose the value model was not built for, cut to head and tail
+    // within the level's share (5% of the budget at a 5% ratio), not competing line by line.
+    let mut prev = String::from("## Goal\nRefactor the handlers.\n\n## Progress\n");
+    for i in 0..400 {
+        prev.push_str(&format!(
+            "- step {i}: touched src/module_x/handler_{i}.rs\n"
+        ));
+    }
+    prev.push_str("## Next Steps\n1. finish the last handler\n");
+    let (l, dir) = with_previous_summary(&prev, "pi");
+    let plan = budget_plan(&l, ratio(0.05));
+    let b = plan.budget.clone().unwrap();
+    assert!(b.carried_lines.is_none(), "{b:?}");
+    let s = &plan.summary;
+    let at = s
+        .find("## Earlier history (carried from the previous compaction)")
+        .unwrap_or_else(|| panic!("{s}"));
+    let carried = &s[at..];
+    assert!(
+        carried.contains("## Goal") && carried.contains("chars omitted"),
+        "{carried}"
+    );
+    assert!(
+        crate::jscompat::utf16_len(carried) as u64 <= b.tokens * 4 / 10,
+        "{} chars of {} tokens",
+        crate::jscompat::utf16_len(carried),
+        b.tokens
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn a_carried_transcript_competes_line_by_line() {
     // A previous pi-shake compaction whose transcript holds one line worth carrying among 40
     // blocks of filler: under a small budget the new summary carries that line under its call
     // (a head-and-tail cut of the old summary would keep only its first and last blocks).
-    let mut prev = String::from("# Session history before this point (pruned)\n\n");
+    let mut prev = String::from(
+        "# Session history before this point (pruned by pi-shake 0.1.0; tool outputs cut to key lines)\n\n",
+    );
     for i in 0..40 {
         prev.push_str(&format!(
             "**bash** `ls legacy{i}` (t{i}; 6 of 9 lines):\n```\n"
@@ -451,22 +506,7 @@ fn a_carried_transcript_competes_line_by_line() {
         }
         prev.push_str("```\n\n");
     }
-    let mut lines: Vec<Value> = budget_session(40)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let first = lines[1]["id"].as_str().unwrap().to_string();
-    lines[2]["parentId"] = json!("cmp00001");
-    lines.insert(
-        2,
-        json!({"type":"compaction","id":"cmp00001","parentId":first,"timestamp":"2026-01-01T00:00:00.000Z","summary":prev,"firstKeptEntryId":first,"tokensBefore":50000}),
-    );
-    let dir = std::env::temp_dir().join(format!("pi-shake-carried-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("carried.jsonl");
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&path, text).unwrap();
-    let l = load(&path);
+    let (l, dir) = with_previous_summary(&prev, "ours");
     let plan = budget_plan(&l, ratio(0.05));
     let b = plan.budget.clone().unwrap();
     assert!(b.achieved <= b.tokens, "{b:?}");
