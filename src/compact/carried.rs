@@ -1,12 +1,12 @@
-//! The carried previous summary, read into blocks whose lines compete for the budget with the
-//! region's tool-output lines.
+//! pi-shake's own carried summary, read into blocks whose lines compete for the budget with the
+//! region's tool-output lines ([`is_pi_shakes`]; another tool's summary is cut by position).
 //!
 //! A session compacted again carries the previous compaction's summary into the new one. When
 //! that summary is pi-shake's own transcript it is mostly tool-output lines under their calls;
 //! cutting it to a head and a tail would keep the oldest user messages and the nested earlier
 //! history and lose every line in between. Instead the summary is read into **blocks** — a
-//! block starts at a heading (`### User`, pi's `## Progress`) or at a call header (`**bash**
-//! \`…\` …`); the first line (a title) leads — and each block's body is cut into units by the
+//! block starts at a heading (`### User`) or at a call header (`**bash** \`…\` …`), a fenced
+//! run stays one; the first line (the title) leads — and each block's body is cut into units by the
 //! same [`Extractor`] as the region's outputs, sharing its string table. In the selection
 //! ([`super::budget::select`]) a block is one more candidate: its lines are valued like any
 //! output's (class, relatedness, repetition; a string kept anywhere covers its other copies,
@@ -33,7 +33,6 @@ struct Block {
 /// A previous summary, read into blocks.
 #[derive(Clone, Debug)]
 pub struct Carried {
-    text: String,
     /// Its first line (a title), kept whenever the summary is carried at all (capped at
     /// [`LEAD_MAX`] chars).
     lead: String,
@@ -130,16 +129,7 @@ impl Carried {
                 })
             })
             .collect();
-        Carried {
-            text: text.to_string(),
-            lead,
-            blocks,
-        }
-    }
-
-    /// The summary as it is.
-    pub fn text(&self) -> &str {
-        &self.text
+        Carried { lead, blocks }
     }
 
     /// Its blocks' features, in order (one selection candidate each).

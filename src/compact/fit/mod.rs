@@ -7,8 +7,8 @@
 //! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton);
 //! the rest of the budget goes to the lines with the most value per char: the region's tool
 //! outputs and, when the previous summary is pi-shake's own, its blocks ([`super::carried`])
-//! alike (another tool's carried summary is part of the skeleton, cut to a share by level). Levels shrink in this
-//! stated order, each keeping the previous ones' cuts:
+//! alike (another tool's carried summary is part of the skeleton, cut to a share by level).
+//! Levels shrink in this stated order, each keeping the previous ones' cuts:
 //!
 //! 1. assistant text to 800/300-char windows, the short title, another tool's carried summary
 //!    to 30% of the budget;
