@@ -613,16 +613,16 @@ fn outputs(p: &Prepared) -> Vec<&str> {
         .collect()
 }
 
-/// A baseline's text: the prose, cut (head and tail) to at most half of `budget` chars, then
-/// what `outs` makes of the tool outputs with the rest.
-fn compose(p: &Prepared, budget: usize, outs: &dyn Fn(usize) -> Vec<String>) -> String {
-    let prose = prose_text(p);
-    let share = prose.chars().count().min(budget / 2);
-    let mut s = head_tail(&prose, share);
-    let used = s.chars().count();
-    for o in outs(budget.saturating_sub(used)) {
+/// A baseline's text: what `outs` makes of the tool outputs with the whole `budget` (chars).
+/// No prose: by the fact rule it holds no fact, so a baseline that spent room on it would only
+/// be weaker (the issues' baselines give the whole size to the tool outputs too).
+fn compose(budget: usize, outs: &dyn Fn(usize) -> Vec<String>) -> String {
+    let mut s = String::new();
+    for o in outs(budget) {
         if !o.is_empty() {
-            s.push('\n');
+            if !s.is_empty() {
+                s.push('\n');
+            }
             s.push_str(&o);
         }
     }
@@ -666,7 +666,7 @@ pub fn head_tail_at(p: &Prepared, tokens: u64) -> String {
 }
 
 fn head_tail_chars(p: &Prepared, budget: usize) -> String {
-    compose(p, budget, &|left| {
+    compose(budget, &|left| {
         let outs = outputs(p);
         // Each output costs a separator and a cut marker too.
         let lens: Vec<usize> = outs.iter().map(|o| o.chars().count() + 1).collect();
@@ -706,7 +706,7 @@ fn naive_lines_chars(p: &Prepared, budget: usize) -> String {
         }
     }
     cands.sort_by(|a, b| b.score.cmp(&a.score).then(a.len.cmp(&b.len)));
-    compose(p, budget, &|mut left| {
+    compose(budget, &|mut left| {
         let mut chosen: HashSet<(usize, usize)> = HashSet::new();
         for c in &cands {
             if c.len <= left {
