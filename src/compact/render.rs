@@ -595,8 +595,9 @@ pub fn render(
                 }
                 flush(&mut run, &mut users_out, &mut parts);
                 let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
-                if o.text_whole > 0 {
-                    let body = keep_window(output, o.text_whole, o.text_window);
+                // What the user chose to show the agent: it shrinks with the user's text.
+                if o.user_whole > 0 {
+                    let body = keep_window(output, o.user_whole, o.user_window);
                     if output.is_empty() {
                         s.push_str("\n\n(no output)");
                     } else {

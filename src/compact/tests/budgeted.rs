@@ -526,3 +526,46 @@ fn a_carried_transcript_competes_line_by_line() {
     assert!((1..10).contains(&kept) && total > 240, "{kept} of {total}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_users_shell_output_shrinks_with_the_users_text() {
+    // `!ls` in pi: what the user chose to show the agent. At 5% the assistant's text is left
+    // out; the user's short command output is not.
+    let mut lines: Vec<Value> = budget_session(40)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = lines[1]["id"].as_str().unwrap().to_string();
+    lines[2]["parentId"] = json!("bx000001");
+    lines.insert(
+        2,
+        json!({"type":"message","id":"bx000001","parentId":first,"timestamp":"2026-01-01T00:00:00.000Z",
+            "message":{"role":"bashExecution","command":"ls -1","output":"Cargo.toml\nrelease-notes_v2.md\n",
+                "exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}}),
+    );
+    let dir = std::env::temp_dir().join(format!("pi-shake-bashx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bashx.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let l = load(&path);
+    let plan = budget_plan(&l, ratio(0.05));
+    let shrunk = plan.budget.clone().unwrap().shrunk;
+    assert!(
+        shrunk.iter().any(|s| s.contains("assistant text left out")),
+        "{shrunk:?}"
+    );
+    assert!(
+        plan.summary
+            .contains("### User ran a shell command\n\n`ls -1`"),
+        "{}",
+        plan.summary
+    );
+    assert!(
+        plan.summary.contains("release-notes_v2.md"),
+        "{}",
+        plan.summary
+    );
+    assert!(!plan.summary.contains("Checking part"), "{}", plan.summary);
+    std::fs::remove_dir_all(dir).ok();
+}
