@@ -4,7 +4,9 @@
 //!
 //! The skeleton — title, keep-windows of user and assistant text, pins, aggregated drop lines
 //! — is rendered at the richest `LEVELS` entry whose size is at most [`SKELETON_SHARE`] of the
-//! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton);
+//! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton,
+//! and a richer one when the selected lines hold room only filler took:
+//! lines without a distinctive string or an error word, below head/tail budgets);
 //! the rest of the budget goes to the lines with the most value per char: the region's tool
 //! outputs and, when the previous summary is pi-shake's own, its blocks ([`super::carried`])
 //! alike (another tool's carried summary is part of the skeleton, cut to a share by level).
@@ -388,6 +390,83 @@ impl Ctx<'_> {
     }
 }
 
+/// Level `li`'s pins (from `base`, the candidates before any level), then lines selected until
+/// the summary is within 5% under the budget; the selection and the line budget it took.
+fn select_at(
+    ctx: &mut Ctx<'_>,
+    base: &[budget::Candidate],
+    n: usize,
+    li: usize,
+    skeleton: u64,
+    feats: &[Option<&budget::OutFeat>],
+    w: &Weights,
+) -> (Vec<Vec<u32>>, f64) {
+    let prep = ctx.prep;
+    let budget = ctx.budget;
+    let level = LEVELS[li];
+    ctx.cands = base.to_vec();
+    // Pins that stay out of the selection; errors compete at levels that cut them.
+    for (i, c) in ctx.cands.iter_mut().enumerate().take(n) {
+        match prep.pins[i] {
+            Some(Pin::UnresolvedError) if level.err_lines && !level.pins_dropped => {
+                c.factor *= 2.0;
+            }
+            Some(_) => c.eligible = false,
+            None => {}
+        }
+    }
+    let floor = (budget as f64 * 0.95).ceil() as u64;
+    let mut line_budget = (budget.saturating_sub(skeleton) as f64 * 4.0 * 0.97).max(0.0);
+    let mut best: Option<(Vec<Vec<u32>>, u64)> = None;
+    let mut last_units = usize::MAX;
+    for _ in 0..8 {
+        let sel = budget::select(
+            feats,
+            &ctx.cands,
+            &prep.strings,
+            &prep.covered,
+            w,
+            ctx.marker,
+            line_budget,
+        );
+        let units: usize = sel.iter().map(Vec::len).sum();
+        let size = ctx.measure(&level, &sel);
+        let saturated = units == last_units;
+        last_units = units;
+        if size <= budget {
+            if best.as_ref().is_none_or(|b| size > b.1) {
+                best = Some((sel, size));
+            }
+            if size >= floor || saturated {
+                break;
+            }
+            line_budget += (budget - size) as f64 * 4.0 * 0.9;
+        } else {
+            line_budget -= ((size - budget) as f64 * 4.0 + 16.0).max(line_budget * 0.02);
+            if line_budget <= 0.0 {
+                line_budget = 0.0;
+            }
+        }
+    }
+    let sel = best.map_or_else(|| vec![Vec::new(); ctx.cands.len()], |b| b.0);
+    (sel, line_budget)
+}
+
+/// Chars of selected units worth only the base: no distinctive string, no error word.
+fn filler_chars(feats: &[Option<&budget::OutFeat>], sel: &[Vec<u32>]) -> usize {
+    let mut c = 0usize;
+    for (f, s) in feats.iter().zip(sel) {
+        let Some(f) = f else { continue };
+        for &u in s {
+            let u = &f.units[u as usize];
+            if u.sn() == 0 && u.flags() & budget::F_ERR == 0 {
+                c += u.u16() as usize + 1;
+            }
+        }
+    }
+    c
+}
+
 /// Steps 5–6 under a budget: choose the level, select lines, render, verify the size.
 pub fn finish(
     prep: Prepared,
@@ -468,17 +547,6 @@ pub fn finish(
                     .unwrap_or(LEVELS.len() - 1)
             }),
     };
-    let level = LEVELS[li];
-    // Pins that stay out of the selection; errors compete at levels that cut them.
-    for (i, c) in ctx.cands.iter_mut().enumerate().take(n) {
-        match prep.pins[i] {
-            Some(Pin::UnresolvedError) if level.err_lines && !level.pins_dropped => {
-                c.factor *= 2.0;
-            }
-            Some(_) => c.eligible = false,
-            None => {}
-        }
-    }
     let feats: Vec<Option<&budget::OutFeat>> = prep
         .feats
         .iter()
@@ -495,41 +563,21 @@ pub fn finish(
     } else {
         Weights::default()
     };
-    let skeleton = sizes[li];
-    let floor = (budget as f64 * 0.95).ceil() as u64;
-    let mut line_budget = (budget.saturating_sub(skeleton) as f64 * 4.0 * 0.97).max(0.0);
-    let mut best: Option<(Vec<Vec<u32>>, u64)> = None;
-    let mut last_units = usize::MAX;
-    for _ in 0..8 {
-        let sel = budget::select(
-            &feats,
-            &ctx.cands,
-            &prep.strings,
-            &prep.covered,
-            &w,
-            ctx.marker,
-            line_budget,
-        );
-        let units: usize = sel.iter().map(Vec::len).sum();
-        let size = ctx.measure(&level, &sel);
-        let saturated = units == last_units;
-        last_units = units;
-        if size <= budget {
-            if best.as_ref().is_none_or(|b| size > b.1) {
-                best = Some((sel, size));
-            }
-            if size >= floor || saturated {
-                break;
-            }
-            line_budget += (budget - size) as f64 * 4.0 * 0.9;
-        } else {
-            line_budget -= ((size - budget) as f64 * 4.0 + 16.0).max(line_budget * 0.02);
-            if line_budget <= 0.0 {
-                line_budget = 0.0;
-            }
+    let base = ctx.cands.clone();
+    let mut li = li;
+    let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
+    // Room the lines did not need (plain lines chosen only because room was left, at budgets
+    // without head/tail worth) goes to a richer level's prose and pins instead.
+    if w.pos_gain == 0.0 && li > 0 {
+        let filler = crate::jscompat::tokens_from_chars(filler_chars(&feats, &sel) as u64);
+        if filler >= budget / 20
+            && let Some(j) = (0..li).find(|&j| sizes[j] <= sizes[li] + filler * 9 / 10)
+        {
+            li = j;
+            (sel, line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
         }
     }
-    let mut sel = best.map_or_else(|| empty.clone(), |b| b.0);
+    let level = LEVELS[li];
     // The real render: re-read the outputs that keep lines, one at a time.
     let mut summary;
     let mut guard = 0;

@@ -569,3 +569,72 @@ fn a_users_shell_output_shrinks_with_the_users_text() {
     assert!(!plan.summary.contains("Checking part"), "{}", plan.summary);
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn room_the_lines_do_not_need_goes_to_the_prose() {
+    // Outputs without a distinctive string (`seq`): at 5% their lines are only filler, so the
+    // level is not pushed down to 60-char user messages to make room for them.
+    let mut lines = vec![
+        json!({"type":"session","version":3,"id":"filler-session","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/nonexistent/filler"}),
+    ];
+    let mut n = 0u32;
+    let mut parent: Option<String> = None;
+    let mut push = |lines: &mut Vec<Value>, message: Value| {
+        n += 1;
+        let id = format!("f{n:07}");
+        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:00.000Z","message":message}));
+        parent = Some(id);
+    };
+    // Long user messages push the skeleton past its share; the first one (about 250 chars)
+    // stays whole at 300-char windows and loses its middle at 120-char ones.
+    let first = format!(
+        "{}The orange parrot flies at noon. {}",
+        "Some background on the task. ".repeat(3),
+        "More words about it. ".repeat(6)
+    );
+    let numbers: String = (1..=3000).map(|i| format!("{i}\n")).collect();
+    for t in 0..30 {
+        let text = if t == 0 {
+            first.clone()
+        } else {
+            format!(
+                "Turn {t}: {}",
+                "count again and look at the numbers. ".repeat(27)
+            )
+        };
+        push(
+            &mut lines,
+            json!({"role":"user","content":[{"type":"text","text":text}],"timestamp":1}),
+        );
+        let id = format!("s{t}");
+        push(
+            &mut lines,
+            json!({"role":"assistant","content":[{"type":"toolCall","id":id,"name":"bash","arguments":{"command":"seq 1 3000"}}],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}),
+        );
+        push(
+            &mut lines,
+            json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":numbers}],"isError":false,"timestamp":3}),
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("pi-shake-filler-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("filler.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let l = load(&path);
+    let plan = budget_plan(&l, ratio(0.05));
+    let b = plan.budget.clone().unwrap();
+    assert!(b.achieved <= b.tokens, "{b:?}");
+    assert!(
+        plan.summary.contains("The orange parrot flies at noon."),
+        "{b:?}\n{}",
+        plan.summary
+    );
+    assert!(
+        !b.shrunk
+            .iter()
+            .any(|s| s.contains("user text cut to 60 chars")),
+        "{b:?}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
