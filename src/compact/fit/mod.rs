@@ -390,6 +390,36 @@ impl Ctx<'_> {
     }
 }
 
+/// The level for skeleton sizes `sizes` (one per [`LEVELS`] entry) under `budget`: the richest
+/// whose skeleton fits its share, else the smallest skeleton (the most room for lines).
+fn level_for(sizes: &[u64], budget: u64) -> usize {
+    // Past level 5 (assistant text to 120/50 chars) the skeleton may take up to
+    // PROSE_SHARE of the budget before it loses more prose.
+    let share = (budget as f64 * SKELETON_SHARE) as u64;
+    let prose = (budget as f64 * PROSE_SHARE) as u64;
+    // User messages are left out only while the skeleton takes more than THIN_SHARE.
+    let thin = (budget as f64 * THIN_SHARE) as u64;
+    let thin_from = LEVELS
+        .iter()
+        .position(|l| l.user_keep.is_some())
+        .unwrap_or(LEVELS.len());
+    let limit = |i: usize| if i + 1 >= thin_from { thin } else { prose };
+    match sizes.iter().position(|&s| s <= share) {
+        Some(i) if i <= PROSE_LEVEL => i,
+        _ => sizes
+            .iter()
+            .enumerate()
+            .position(|(i, &s)| i >= PROSE_LEVEL && s <= limit(i))
+            .unwrap_or_else(|| {
+                let min = sizes.iter().copied().min().unwrap_or(0);
+                sizes
+                    .iter()
+                    .position(|&s| s == min)
+                    .unwrap_or(LEVELS.len() - 1)
+            }),
+    }
+}
+
 /// Level `li`'s pins (from `base`, the candidates before any level), then lines selected until
 /// the summary is within 5% under the budget; the selection and the line budget it took.
 fn select_at(
@@ -519,34 +549,8 @@ pub fn finish(
         ctx.cands.extend(c.candidates());
     }
     let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
-    // The level: the richest whose skeleton fits its share, else the first that fits at all.
     let sizes: Vec<u64> = LEVELS.iter().map(|l| ctx.measure(l, &empty)).collect();
-    // Past level 5 (assistant text to 120/50 chars) the skeleton may take up to
-    // PROSE_SHARE of the budget before it loses more prose.
-    let share = (budget as f64 * SKELETON_SHARE) as u64;
-    let prose = (budget as f64 * PROSE_SHARE) as u64;
-    // User messages are left out only while the skeleton takes more than THIN_SHARE.
-    let thin = (budget as f64 * THIN_SHARE) as u64;
-    let thin_from = LEVELS
-        .iter()
-        .position(|l| l.user_keep.is_some())
-        .unwrap_or(LEVELS.len());
-    let limit = |i: usize| if i + 1 >= thin_from { thin } else { prose };
-    let li = match sizes.iter().position(|&s| s <= share) {
-        Some(i) if i <= PROSE_LEVEL => i,
-        _ => sizes
-            .iter()
-            .enumerate()
-            .position(|(i, &s)| i >= PROSE_LEVEL && s <= limit(i))
-            .unwrap_or_else(|| {
-                // No level meets its share: the smallest skeleton (the most room for lines).
-                let min = sizes.iter().copied().min().unwrap_or(0);
-                sizes
-                    .iter()
-                    .position(|&s| s == min)
-                    .unwrap_or(LEVELS.len() - 1)
-            }),
-    };
+    let li = level_for(&sizes, budget);
     let feats: Vec<Option<&budget::OutFeat>> = prep
         .feats
         .iter()
@@ -751,3 +755,31 @@ pub fn finish(
 
 mod levels;
 use levels::*;
+
+#[cfg(test)]
+mod level_tests {
+    use super::*;
+
+    #[test]
+    fn the_level_is_the_richest_within_its_share() {
+        // Budget 1,000: share 100 up to level 5, 150 from there, 250 where user messages go.
+        let mut sizes = vec![900u64; LEVELS.len()];
+        sizes[2] = 100;
+        assert_eq!(level_for(&sizes, 1_000), 2);
+        // Past level 5 the skeleton may take the prose share.
+        let mut sizes = vec![900u64; LEVELS.len()];
+        sizes[6] = 150;
+        sizes[7] = 120;
+        assert_eq!(level_for(&sizes, 1_000), 6);
+        // A level before 5 within the prose share but not the skeleton share is passed over.
+        let mut sizes = vec![900u64; LEVELS.len()];
+        sizes[3] = 140;
+        sizes[8] = 140;
+        assert_eq!(level_for(&sizes, 1_000), 8);
+        // Nothing meets its share: the smallest skeleton, the first of equals.
+        let mut sizes = vec![900u64; LEVELS.len()];
+        sizes[9] = 400;
+        sizes[11] = 400;
+        assert_eq!(level_for(&sizes, 1_000), 9);
+    }
+}
