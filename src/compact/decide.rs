@@ -127,7 +127,7 @@ pub fn finish(
         cwd: prep.cwd.clone(),
         breadcrumbs: o.breadcrumbs,
         carried_cap: usize::MAX,
-        short_title: false,
+        title: render::Title::Full,
         pruner: pruner(),
         scorer: scorer.clone(),
     };

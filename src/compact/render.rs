@@ -37,8 +37,8 @@ pub struct RenderOptions {
     pub breadcrumbs: bool,
     /// A carried summary shown whole ([`Carry::Whole`]) is cut to at most this many chars.
     pub carried_cap: usize,
-    /// The one-line title instead of the explanatory one.
-    pub short_title: bool,
+    /// How much the title says.
+    pub title: Title,
     /// `pi-shake <version>`.
     pub pruner: String,
     pub scorer: String,
@@ -223,6 +223,19 @@ fn call_line(d: &Decided<'_>, note: &str, o: &RenderOptions) -> String {
         ident(p, o.cwd.as_deref()),
         p.id()
     )
+}
+
+/// The summary's title: every form starts `# Session history before this point (pruned by
+/// pi-shake` ([`super::carried::is_pi_shakes`] reads a carried summary by it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Title {
+    /// The title and a paragraph on what the transcript is.
+    #[default]
+    Full,
+    /// One line, with a hint to re-run calls.
+    Short,
+    /// One line naming the pruner only (the smallest budgets).
+    Name,
 }
 
 /// Render one kept tool call and its result.
@@ -421,7 +434,12 @@ pub fn render(
         },
         keep: o.keep_text,
     };
-    if o.short_title {
+    if o.title == Title::Name {
+        parts.push(format!(
+            "# Session history before this point (pruned by {})",
+            o.pruner
+        ));
+    } else if o.title == Title::Short {
         parts.push(format!(
             "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
             o.pruner

@@ -20,7 +20,7 @@ pub(super) struct Level {
     /// With the pins left out, the edited and written files are listed in one line.
     pub(super) changed_files: bool,
     pub(super) drop_notes: bool,
-    pub(super) short_title: bool,
+    pub(super) title: crate::compact::render::Title,
     /// The share of the budget a carried summary not written by pi-shake is cut to, head and
     /// tail (`None`: whole). pi-shake's own carried transcript competes line by line instead.
     pub(super) carried: Option<f64>,
@@ -40,18 +40,20 @@ pub(super) const L0: Level = Level {
     pins_dropped: false,
     changed_files: false,
     drop_notes: true,
-    short_title: false,
+    title: crate::compact::render::Title::Full,
     carried: None,
 };
 
 /// The shrink levels, richest first (the module docs list the steps). Each level is the
 /// previous one with its own step's cuts.
-pub(super) const LEVELS: &[Level] = &[L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13];
+pub(super) const LEVELS: &[Level] = &[
+    L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14,
+];
 
 const L1: Level = Level {
     step: "assistant text cut to 800/300-char windows; another tool's carried summary ≤ 30% of the budget",
     text: (800, 300),
-    short_title: true,
+    title: crate::compact::render::Title::Short,
     carried: Some(0.30),
     ..L0
 };
@@ -125,4 +127,9 @@ const L13: Level = Level {
     step: "no list of edited and written files",
     changed_files: false,
     ..L12
+};
+const L14: Level = Level {
+    step: "the title names the pruner only",
+    title: crate::compact::render::Title::Name,
+    ..L13
 };

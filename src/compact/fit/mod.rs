@@ -25,7 +25,9 @@
 //! 10. user text to 60 chars (30-char head and tail windows);
 //! 11. only the region's first user message and its last 3 (the others counted in place);
 //! 12. only the region's first user message;
-//! 13. no list of edited and written files.
+//! 13. no list of edited and written files;
+//! 14. the title names the pruner only (`# Session history before this point (pruned by
+//!     pi-shake 0.1.0)`).
 //!
 //! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
 
@@ -236,7 +238,7 @@ impl Ctx<'_> {
             carried_cap: l
                 .carried
                 .map_or(usize::MAX, |s| (self.budget as f64 * 4.0 * s) as usize),
-            short_title: l.short_title,
+            title: l.title,
             pruner: pruner(),
             scorer: self.scorer.clone(),
         }

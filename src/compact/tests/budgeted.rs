@@ -638,3 +638,38 @@ fn room_the_lines_do_not_need_goes_to_the_prose() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn the_smallest_budgets_cut_the_title_to_its_name() {
+    let (l, dir) = budget_loaded("tiny", 40);
+    let plan = budget_plan(
+        &l,
+        budget::BudgetSpec {
+            target_ratio: None,
+            max_summary_tokens: Some(40),
+            source: "test".into(),
+        },
+    );
+    let b = plan.budget.clone().unwrap();
+    assert!(b.achieved <= b.tokens, "{b:?}\n{}", plan.summary);
+    assert_eq!(
+        b.shrunk.last().map(String::as_str),
+        Some("the title names the pruner only"),
+        "{b:?}"
+    );
+    assert!(
+        plan.summary
+            .starts_with("# Session history before this point (pruned by pi-shake "),
+        "{}",
+        plan.summary
+    );
+    assert!(!plan.summary.contains("re-run a call"), "{}", plan.summary);
+    // The next compaction still reads it as pi-shake's own.
+    assert!(crate::compact::carried::is_pi_shakes(&plan.summary));
+    assert!(
+        plan.summary.contains("Turn 0: look at module_0"),
+        "{}",
+        plan.summary
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
