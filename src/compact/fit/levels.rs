@@ -47,7 +47,7 @@ pub(super) const L0: Level = Level {
 /// The shrink levels, richest first (the module docs list the steps). Each level is the
 /// previous one with its own step's cuts.
 pub(super) const LEVELS: &[Level] = &[
-    L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14,
+    L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15,
 ];
 
 const L1: Level = Level {
@@ -132,4 +132,9 @@ const L14: Level = Level {
     step: "the title names the pruner only",
     title: crate::compact::render::Title::Name,
     ..L13
+};
+const L15: Level = Level {
+    step: "no user message (all counted in place)",
+    user_keep: Some((0, 0)),
+    ..L14
 };

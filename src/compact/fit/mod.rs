@@ -27,7 +27,8 @@
 //! 12. only the region's first user message;
 //! 13. no list of edited and written files;
 //! 14. the title names the pruner only (`# Session history before this point (pruned by
-//!     pi-shake 0.1.0)`).
+//!     pi-shake 0.1.0)`);
+//! 15. no user message (all counted in place).
 //!
 //! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
 
@@ -393,7 +394,8 @@ impl Ctx<'_> {
 }
 
 /// The level for skeleton sizes `sizes` (one per [`LEVELS`] entry) under `budget`: the richest
-/// whose skeleton fits its share, else the smallest skeleton (the most room for lines).
+/// whose skeleton fits its share, else the smallest skeleton (the most room for lines) but the
+/// last, which leaves out the first user message too and is taken only when no other fits.
 fn level_for(sizes: &[u64], budget: u64) -> usize {
     // Past level 5 (assistant text to 120/50 chars) the skeleton may take up to
     // PROSE_SHARE of the budget before it loses more prose.
@@ -406,18 +408,20 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
         .position(|l| l.user_keep.is_some())
         .unwrap_or(LEVELS.len());
     let limit = |i: usize| if i + 1 >= thin_from { thin } else { prose };
+    // The last level leaves out every user message, the first too: only when nothing else fits.
+    let last = sizes.len().saturating_sub(1);
     match sizes.iter().position(|&s| s <= share) {
         Some(i) if i <= PROSE_LEVEL => i,
-        _ => sizes
+        _ => sizes[..last]
             .iter()
             .enumerate()
             .position(|(i, &s)| i >= PROSE_LEVEL && s <= limit(i))
             .unwrap_or_else(|| {
-                let min = sizes.iter().copied().min().unwrap_or(0);
-                sizes
-                    .iter()
-                    .position(|&s| s == min)
-                    .unwrap_or(LEVELS.len() - 1)
+                let min = sizes[..last].iter().copied().min().unwrap_or(0);
+                if min > budget && sizes.get(last).is_some_and(|&s| s < min) {
+                    return last;
+                }
+                sizes[..last].iter().position(|&s| s == min).unwrap_or(last)
             }),
     }
 }
@@ -572,12 +576,13 @@ pub fn finish(
     let base = ctx.cands.clone();
     let mut li = li;
     let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
-    // Room the lines did not need (plain lines chosen only because room was left, at budgets
-    // without head/tail worth) goes to a richer level's prose and pins instead.
+    // Room the lines did not need — left over, or taken by plain lines chosen only because room
+    // was left, at budgets without head/tail worth — goes to a richer level's prose and pins.
     if w.pos_gain == 0.0 && li > 0 {
-        let filler = crate::jscompat::tokens_from_chars(filler_chars(&feats, &sel) as u64);
-        if filler >= budget / 20
-            && let Some(j) = (0..li).find(|&j| sizes[j] <= sizes[li] + filler * 9 / 10)
+        let unused = budget.saturating_sub(ctx.measure(&LEVELS[li], &sel));
+        let room = crate::jscompat::tokens_from_chars(filler_chars(&feats, &sel) as u64) + unused;
+        if room >= budget / 20
+            && let Some(j) = (0..li).find(|&j| sizes[j] <= sizes[li] + room * 9 / 10)
         {
             li = j;
             (sel, line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
@@ -712,7 +717,7 @@ pub fn finish(
     let mut warnings = Vec::new();
     if summary_tokens > budget {
         warnings.push(format!(
-            "the summary (~{} tokens) is over its budget (~{} tokens): even its smallest form (the title and the first user message) needs more",
+            "the summary (~{} tokens) is over its budget (~{} tokens): even its smallest form (its title, with every user message left out) needs more",
             crate::report::thousands(summary_tokens),
             crate::report::thousands(budget)
         ));
@@ -783,5 +788,11 @@ mod level_tests {
         sizes[9] = 400;
         sizes[11] = 400;
         assert_eq!(level_for(&sizes, 1_000), 9);
+        // The last level (no user message at all) only when nothing else fits the budget.
+        let mut sizes = vec![900u64; LEVELS.len()];
+        sizes[12] = 600;
+        *sizes.last_mut().unwrap() = 100;
+        assert_eq!(level_for(&sizes, 1_000), 12);
+        assert_eq!(level_for(&sizes, 500), LEVELS.len() - 1);
     }
 }
