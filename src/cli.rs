@@ -177,6 +177,10 @@ pub struct CompactArgs {
     /// Print the plan and write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// Also write the summary (markdown) to FILE: with --dry-run, a preview of what would be
+    /// written
+    #[arg(long, value_name = "FILE", conflicts_with = "emit_json")]
+    pub summary_out: Option<PathBuf>,
     /// Keep threshold for both scores, 0–1 (inclusive)
     #[arg(long, default_value_t = 0.5, value_parser = parse_unit, allow_negative_numbers = true)]
     pub threshold: f64,

@@ -9,7 +9,7 @@
 mod options;
 mod scorer;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::cli::{CompactArgs, ScorerArg};
 use crate::compact::budget::BudgetSpec;
@@ -98,6 +98,11 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     }
     if args.emit_json {
         return super::compact_emit::emit(&l, &plan, args, printer);
+    }
+    if let Some(out) = &args.summary_out {
+        // The user's own file, not the session: written whole, before the session is touched.
+        std::fs::write(out, &plan.summary)
+            .with_context(|| format!("cannot write the summary to {}", out.display()))?;
     }
     let mut written = writer::Written {
         bytes: 0,

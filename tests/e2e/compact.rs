@@ -168,6 +168,53 @@ fn compacting_a_shaken_session_reads_raw_content_and_reports_moot_folds() {
 }
 
 #[test]
+fn summary_out_previews_what_a_run_writes() {
+    let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
+    let fs = f.to_str().unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let preview = f.with_extension("preview.md");
+    let a = compact_json(
+        &f,
+        &["--dry-run", "--summary-out", preview.to_str().unwrap()],
+    );
+    // The session is untouched; the file holds the summary the report measures.
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    let text = std::fs::read_to_string(&preview).unwrap();
+    assert!(
+        text.starts_with("# Session history before this point (pruned by pi-shake "),
+        "{text}"
+    );
+    assert_eq!(
+        a["budget"]["achieved"].as_u64().unwrap(),
+        (text.encode_utf16().count() as u64).div_ceil(4),
+        "{}",
+        a["budget"]
+    );
+    // A file that cannot be written is an error, and the session is not touched.
+    let r = pi_shake(&["compact", "--summary-out", "/nonexistent-dir/x.md", fs]);
+    assert_ne!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("cannot write the summary to /nonexistent-dir/x.md"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // A real run writes exactly the previewed summary.
+    let written = f.with_extension("written.md");
+    let r = pi_shake(&["compact", "--summary-out", written.to_str().unwrap(), fs]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let last: Value =
+        serde_json::from_str(std::fs::read_to_string(&f).unwrap().lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], json!("compaction"));
+    assert_eq!(last["summary"].as_str().unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), text);
+    // --emit-json prints the summary itself; the two do not combine.
+    let r = pi_shake(&["compact", "--emit-json", "--summary-out", "x.md", fs]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}
+
+#[test]
 fn dry_run_writes_nothing_and_scores_replay() {
     let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
     let fs = f.to_str().unwrap();

@@ -31,8 +31,8 @@ pub(super) fn resolve(args: &CompactArgs, l: &Loaded, pi: &PiSettings) -> Result
             || args.dry_run && network,
         budget,
         breadcrumbs: args.breadcrumbs,
-        // A dry run reports the summary's size, never its text.
-        summary_text: !args.dry_run || args.emit_json,
+        // A dry run reports the summary's size, not its text (unless it is to be written out).
+        summary_text: !args.dry_run || args.emit_json || args.summary_out.is_some(),
         ..CompactOptions::default()
     })
 }
