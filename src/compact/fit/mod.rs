@@ -4,9 +4,9 @@
 //!
 //! The skeleton — title, keep-windows of user and assistant text, pins, aggregated drop lines
 //! — is rendered at the richest `LEVELS` entry whose size is at most [`SKELETON_SHARE`] of the
-//! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton,
-//! and a richer one when the selected lines hold room only filler took:
-//! lines without a distinctive string or an error word, below head/tail budgets);
+//! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton;
+//! and a richer one when, below head/tail budgets, the selected lines leave room unused or to
+//! filler — lines without a distinctive string or an error word);
 //! the rest of the budget goes to the lines with the most value per char: the region's tool
 //! outputs and, when the previous summary is pi-shake's own, its blocks ([`super::carried`])
 //! alike (another tool's carried summary is part of the skeleton, cut to a share by level).
