@@ -131,7 +131,7 @@ fn read_messages(
         }
         let id = entry_id(s, idx);
         for m in materialize(s, p, wall, Overlays::ThroughShake, pos, fetch)? {
-            if let Some(mut rm) = region::parse_message(pos, &id, &m) {
+            if let Some(mut rm) = region::parse_message(pos, &id, m) {
                 if let Some((ex, feats, lite)) = extract.as_mut() {
                     feats.resize(out.len() + 1, None);
                     match &mut rm.kind {
@@ -145,7 +145,7 @@ fn read_messages(
                         Kind::ToolResult {
                             blocks, call_id, ..
                         } => {
-                            let text = region::text_of(blocks);
+                            let text = region::text_ref(blocks);
                             let mut f = ex.features(&text);
                             if *lite {
                                 f.win_tokens = estimate_request_tokens(&questions::render_windows(
@@ -185,7 +185,7 @@ pub(crate) fn fetch_output(
                 call_id: c, blocks, ..
             },
             ..
-        }) = region::parse_message(pos, &id, &m)
+        }) = region::parse_message(pos, &id, m)
             && c == call_id
         {
             return Ok(region::text_of(&blocks));

@@ -60,20 +60,20 @@ pub struct RMsg {
     pub kind: Kind,
 }
 
-fn blocks_of(content: Option<&Value>) -> Vec<Block> {
+fn blocks_of(content: Option<Value>) -> Vec<Block> {
+    // Strings are moved out of the message, not copied: a big tool output is held once.
+    let take_str = |v: Option<&mut Value>| match v.map(Value::take) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    };
     match content {
-        Some(Value::String(s)) => vec![Block::Text(s.clone())],
+        Some(Value::String(s)) => vec![Block::Text(s)],
         Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|b| {
+            .into_iter()
+            .filter_map(|mut b| {
                 let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
                 match ty {
-                    "text" => Some(Block::Text(
-                        b.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    )),
+                    "text" => Some(Block::Text(take_str(b.get_mut("text")))),
                     "image" => Some(Block::Image {
                         mime: b
                             .get("mimeType")
@@ -84,17 +84,9 @@ fn blocks_of(content: Option<&Value>) -> Vec<Block> {
                     }),
                     "thinking" => Some(Block::Thinking),
                     "toolCall" => Some(Block::ToolCall {
-                        id: b
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        name: b
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        args: b.get("arguments").cloned().unwrap_or(Value::Null),
+                        id: take_str(b.get_mut("id")),
+                        name: take_str(b.get_mut("name")),
+                        args: b.get_mut("arguments").map_or(Value::Null, Value::take),
                     }),
                     _ => None,
                 }
@@ -115,18 +107,32 @@ pub fn text_of(blocks: &[Block]) -> String {
     out.join("\n")
 }
 
+/// [`text_of`] without a copy when there is one text block (the usual tool result): what a big
+/// output's features are read from.
+pub fn text_ref(blocks: &[Block]) -> std::borrow::Cow<'_, str> {
+    let mut texts = blocks.iter().filter_map(|b| match b {
+        Block::Text(t) => Some(t.as_str()),
+        _ => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => std::borrow::Cow::Borrowed(""),
+        (Some(one), None) => std::borrow::Cow::Borrowed(one),
+        _ => std::borrow::Cow::Owned(text_of(blocks)),
+    }
+}
+
 /// Parse one materialized message. `None` for system messages and compaction summaries.
-pub fn parse_message(pos: usize, entry_id: &str, m: &Value) -> Option<RMsg> {
+pub fn parse_message(pos: usize, entry_id: &str, mut m: Value) -> Option<RMsg> {
     let role = m.get("role").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let kind = match Role::parse_str(role) {
         Role::System | Role::CompactionSummary => return None,
-        Role::User => Kind::User(blocks_of(m.get("content"))),
-        Role::Assistant => Kind::Assistant(blocks_of(m.get("content"))),
+        Role::User => Kind::User(blocks_of(m.get_mut("content").map(Value::take))),
+        Role::Assistant => Kind::Assistant(blocks_of(m.get_mut("content").map(Value::take))),
         Role::ToolResult => Kind::ToolResult {
             call_id: s("toolCallId"),
             tool: s("toolName"),
-            blocks: blocks_of(m.get("content")),
+            blocks: blocks_of(m.get_mut("content").map(Value::take)),
             is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
         },
         Role::BashExecution => Kind::Bash {
@@ -140,7 +146,7 @@ pub fn parse_message(pos: usize, entry_id: &str, m: &Value) -> Option<RMsg> {
         },
         Role::Custom => Kind::Custom {
             custom_type: s("customType"),
-            blocks: blocks_of(m.get("content")),
+            blocks: blocks_of(m.get_mut("content").map(Value::take)),
         },
         Role::BranchSummary => Kind::BranchSummary(s("summary")),
         Role::Other => Kind::Other(role.to_string()),
