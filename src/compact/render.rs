@@ -434,26 +434,21 @@ pub fn render(
         },
         keep: o.keep_text,
     };
-    if o.title == Title::Name {
-        parts.push(format!(
-            "# Session history before this point (pruned by {})",
-            o.pruner
-        ));
-    } else if o.title == Title::Short {
-        parts.push(format!(
+    parts.push(match o.title {
+        Title::Name => format!("# Session history before this point (pruned by {})", o.pruner),
+        Title::Short => format!(
             "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
             o.pruner
-        ));
-    } else {
-        parts.push(format!(
+        ),
+        Title::Full => format!(
             "# Session history before this point (pruned by {}, scored by {})\n\n\
              This replaces the older part of the conversation: the user's and the assistant's \
              words (long ones as head and tail) and the tool calls whose output may still matter, \
              each under its call, verbatim except where a marker says what was cut. Calls not \
              shown were dropped; re-run a call if you need its output.",
             o.pruner, o.scorer
-        ));
-    }
+        ),
+    });
     // Pairs by (message, block); paired results by message.
     let mut at: std::collections::HashMap<(usize, usize), usize> =
         std::collections::HashMap::with_capacity(decided.len());

@@ -1,6 +1,8 @@
 //! The skeleton levels: how much prose, pins and headers the summary carries at each step of
 //! the shrink order.
 
+use crate::compact::render::Title;
+
 /// One shrink level of the skeleton.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Level {
@@ -20,7 +22,7 @@ pub(super) struct Level {
     /// With the pins left out, the edited and written files are listed in one line.
     pub(super) changed_files: bool,
     pub(super) drop_notes: bool,
-    pub(super) title: crate::compact::render::Title,
+    pub(super) title: Title,
     /// The share of the budget a carried summary not written by pi-shake is cut to, head and
     /// tail (`None`: whole). pi-shake's own carried transcript competes line by line instead.
     pub(super) carried: Option<f64>,
@@ -40,7 +42,7 @@ pub(super) const L0: Level = Level {
     pins_dropped: false,
     changed_files: false,
     drop_notes: true,
-    title: crate::compact::render::Title::Full,
+    title: Title::Full,
     carried: None,
 };
 
@@ -53,7 +55,7 @@ pub(super) const LEVELS: &[Level] = &[
 const L1: Level = Level {
     step: "assistant text cut to 800/300-char windows; another tool's carried summary ≤ 30% of the budget",
     text: (800, 300),
-    title: crate::compact::render::Title::Short,
+    title: Title::Short,
     carried: Some(0.30),
     ..L0
 };
@@ -130,7 +132,7 @@ const L13: Level = Level {
 };
 const L14: Level = Level {
     step: "the title names the pruner only",
-    title: crate::compact::render::Title::Name,
+    title: Title::Name,
     ..L13
 };
 const L15: Level = Level {
