@@ -2,30 +2,41 @@
 
 use super::*;
 
-fn budget_session(turns: usize) -> String {
+/// A v3 session: its header, then `messages` linked one after the other (ids `b0000001`, …).
+fn linked(session_id: &str, cwd: &str, messages: Vec<Value>) -> Vec<Value> {
     let mut lines = vec![
-        json!({"type":"session","version":3,"id":"budget-session","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/nonexistent/budget-proj"}),
+        json!({"type":"session","version":3,"id":session_id,"timestamp":"2026-01-01T00:00:00.000Z","cwd":cwd}),
     ];
-    let mut n = 0u32;
     let mut parent: Option<String> = None;
-    let mut push = |lines: &mut Vec<Value>, message: Value| {
-        n += 1;
-        let id = format!("b{n:07}");
+    for (n, message) in messages.into_iter().enumerate() {
+        let id = format!("b{:07}", n + 1);
         lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:00.000Z","message":message}));
         parent = Some(id);
-    };
+    }
+    lines
+}
+
+/// `lines` written to a fresh temp dir and loaded.
+fn load_lines(tag: &str, lines: &[Value]) -> (Loaded, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("pi-shake-budget-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("session.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    (load(&path), dir)
+}
+
+fn budget_lines(turns: usize) -> Vec<Value> {
+    let mut msgs: Vec<Value> = Vec::new();
     let user = |t: &str| json!({"role":"user","content":[{"type":"text","text":t}],"timestamp":1});
     let call = |id: &str, name: &str, args: Value| json!({"type":"toolCall","id":id,"name":name,"arguments":args});
     let asst = |blocks: Vec<Value>| json!({"role":"assistant","content":blocks,"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2});
     let result = |id: &str, name: &str, text: &str, err: bool| json!({"role":"toolResult","toolCallId":id,"toolName":name,"content":[{"type":"text","text":text}],"isError":err,"timestamp":3});
     let mut c = 0;
     for t in 0..turns {
-        push(
-            &mut lines,
-            user(&format!(
-                "Turn {t}: look at module_{t} and fix what is broken."
-            )),
-        );
+        msgs.push(user(&format!(
+            "Turn {t}: look at module_{t} and fix what is broken."
+        )));
         for k in 0..4 {
             c += 1;
             let id = format!("c{c}");
@@ -40,13 +51,10 @@ fn budget_session(turns: usize) -> String {
                     json!({"command": format!("cargo test -p module_{t} part_{k}")}),
                 )
             };
-            push(
-                &mut lines,
-                asst(vec![
-                    json!({"type":"text","text":format!("Checking part {k}.")}),
-                    call(&id, tool, args),
-                ]),
-            );
+            msgs.push(asst(vec![
+                json!({"type":"text","text":format!("Checking part {k}.")}),
+                call(&id, tool, args),
+            ]));
             let out: String = (0..120)
                 .map(|i| match i % 10 {
                     3 => format!("fn handler_{t}_{k}_{i}(cfg: &ConfigValue{i}) -> Result<()> {{\n"),
@@ -56,40 +64,35 @@ fn budget_session(turns: usize) -> String {
                     _ => format!("    plain filler line number {i} of this output\n"),
                 })
                 .collect();
-            push(&mut lines, result(&id, tool, &out, false));
+            msgs.push(result(&id, tool, &out, false));
         }
         c += 1;
         let id = format!("c{c}");
-        push(
-            &mut lines,
-            asst(vec![call(
+        msgs.push(asst(vec![call(
                 &id,
                 "edit",
                 json!({"path": format!("/nonexistent/budget-proj/src/module_{t}/part_0.rs"), "oldText": "a".repeat(400), "newText": "b".repeat(400)}),
             )]),
         );
-        push(
-            &mut lines,
-            result(&id, "edit", "Successfully replaced 1 block(s).", false),
-        );
-        push(
-            &mut lines,
-            json!({"role":"assistant","content":[{"type":"text","text":format!("Fixed module_{t}.")}],"api":"x","provider":"mock","model":"m","stopReason":"stop","timestamp":4}),
+        msgs.push(result(
+            &id,
+            "edit",
+            "Successfully replaced 1 block(s).",
+            false,
+        ));
+        msgs.push(json!({"role":"assistant","content":[{"type":"text","text":format!("Fixed module_{t}.")}],"api":"x","provider":"mock","model":"m","stopReason":"stop","timestamp":4}),
         );
         if t % 10 == 3 {
             // A call whose result was never recorded (an aborted turn).
             c += 1;
-            push(
-                &mut lines,
-                asst(vec![call(
-                    &format!("c{c}"),
-                    "bash",
-                    json!({"command": format!("cargo bench -p module_{t}")}),
-                )]),
-            );
+            msgs.push(asst(vec![call(
+                &format!("c{c}"),
+                "bash",
+                json!({"command": format!("cargo bench -p module_{t}")}),
+            )]));
         }
     }
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    linked("budget-session", "/nonexistent/budget-proj", msgs)
 }
 
 fn budget_plan(l: &Loaded, spec: budget::BudgetSpec) -> CompactPlan {
@@ -121,11 +124,7 @@ fn budget_plan_with(l: &Loaded, spec: budget::BudgetSpec, summary_text: bool) ->
 }
 
 fn budget_loaded(tag: &str, turns: usize) -> (Loaded, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("pi-shake-budget-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("budget.jsonl");
-    std::fs::write(&path, budget_session(turns)).unwrap();
-    (load(&path), dir)
+    load_lines(tag, &budget_lines(turns))
 }
 
 fn ratio(r: f64) -> budget::BudgetSpec {
@@ -343,7 +342,7 @@ fn a_budgeted_summary_stays_a_transcript() {
         assert!(l.starts_with('[') && l.ends_with(']'), "{l}");
     }
     // Every kept line is verbatim from its output.
-    let raw = budget_session(30);
+    let raw: String = budget_lines(30).iter().map(|l| format!("{l}\n")).collect();
     for line in lines
         .iter()
         .filter(|l| l.starts_with("fn handler_") || l.starts_with("error["))
@@ -433,24 +432,24 @@ fn call_headers_name_paths_relative_to_the_cwd() {
     assert_eq!(ident(&win, Some(r"C:\Users\u\proj")), r"`src\a.ts`");
 }
 
-/// `budget_session(40)` with a compaction carrying `prev` after its first message.
+/// `budget_lines(40)` with `entry` (its `id` and `parentId` set here) after the first message.
+fn after_first_message(id: &str, mut entry: Value) -> Vec<Value> {
+    let mut lines = budget_lines(40);
+    entry["id"] = json!(id);
+    entry["parentId"] = lines[1]["id"].clone();
+    lines[2]["parentId"] = json!(id);
+    lines.insert(2, entry);
+    lines
+}
+
+/// `budget_lines(40)` with a compaction carrying `prev` after its first message.
 fn with_previous_summary(prev: &str, tag: &str) -> (Loaded, PathBuf) {
-    let mut lines: Vec<Value> = budget_session(40)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let first = lines[1]["id"].as_str().unwrap().to_string();
-    lines[2]["parentId"] = json!("cmp00001");
-    lines.insert(
-        2,
-        json!({"type":"compaction","id":"cmp00001","parentId":first,"timestamp":"2026-01-01T00:00:00.000Z","summary":prev,"firstKeptEntryId":first,"tokensBefore":50000}),
+    // The first message of `linked` is `b0000001`.
+    let lines = after_first_message(
+        "cmp00001",
+        json!({"type":"compaction","timestamp":"2026-01-01T00:00:00.000Z","summary":prev,"firstKeptEntryId":"b0000001","tokensBefore":50000}),
     );
-    let dir = std::env::temp_dir().join(format!("pi-shake-carried-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("carried.jsonl");
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&path, text).unwrap();
-    (load(&path), dir)
+    load_lines(&format!("carried-{tag}"), &lines)
 }
 
 #[test]
@@ -531,24 +530,13 @@ fn a_carried_transcript_competes_line_by_line() {
 fn a_users_shell_output_shrinks_with_the_users_text() {
     // `!ls` in pi: what the user chose to show the agent. At 5% the assistant's text is left
     // out; the user's short command output is not.
-    let mut lines: Vec<Value> = budget_session(40)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let first = lines[1]["id"].as_str().unwrap().to_string();
-    lines[2]["parentId"] = json!("bx000001");
-    lines.insert(
-        2,
-        json!({"type":"message","id":"bx000001","parentId":first,"timestamp":"2026-01-01T00:00:00.000Z",
+    let lines = after_first_message(
+        "bx000001",
+        json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
             "message":{"role":"bashExecution","command":"ls -1","output":"Cargo.toml\nrelease-notes_v2.md\n",
                 "exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}}),
     );
-    let dir = std::env::temp_dir().join(format!("pi-shake-bashx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("bashx.jsonl");
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&path, text).unwrap();
-    let l = load(&path);
+    let (l, dir) = load_lines("bashx", &lines);
     let plan = budget_plan(&l, ratio(0.05));
     let shrunk = plan.budget.clone().unwrap().shrunk;
     assert!(
@@ -574,17 +562,7 @@ fn a_users_shell_output_shrinks_with_the_users_text() {
 fn room_the_lines_do_not_need_goes_to_the_prose() {
     // Outputs without a distinctive string (`seq`): at 5% their lines are only filler, so the
     // level is not pushed down to 60-char user messages to make room for them.
-    let mut lines = vec![
-        json!({"type":"session","version":3,"id":"filler-session","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/nonexistent/filler"}),
-    ];
-    let mut n = 0u32;
-    let mut parent: Option<String> = None;
-    let mut push = |lines: &mut Vec<Value>, message: Value| {
-        n += 1;
-        let id = format!("f{n:07}");
-        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:00.000Z","message":message}));
-        parent = Some(id);
-    };
+    let mut msgs: Vec<Value> = Vec::new();
     // Long user messages push the skeleton past its share; the first one (about 250 chars)
     // stays whole at 300-char windows and loses its middle at 120-char ones.
     let first = format!(
@@ -602,26 +580,19 @@ fn room_the_lines_do_not_need_goes_to_the_prose() {
                 "count again and look at the numbers. ".repeat(27)
             )
         };
-        push(
-            &mut lines,
-            json!({"role":"user","content":[{"type":"text","text":text}],"timestamp":1}),
-        );
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":text}],"timestamp":1}));
         let id = format!("s{t}");
-        push(
-            &mut lines,
+        msgs.push(
             json!({"role":"assistant","content":[{"type":"toolCall","id":id,"name":"bash","arguments":{"command":"seq 1 3000"}}],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}),
         );
-        push(
-            &mut lines,
+        msgs.push(
             json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":numbers}],"isError":false,"timestamp":3}),
         );
     }
-    let dir = std::env::temp_dir().join(format!("pi-shake-filler-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("filler.jsonl");
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&path, text).unwrap();
-    let l = load(&path);
+    let (l, dir) = load_lines(
+        "filler",
+        &linked("filler-session", "/nonexistent/filler", msgs),
+    );
     let plan = budget_plan(&l, ratio(0.05));
     let b = plan.budget.clone().unwrap();
     assert!(b.achieved <= b.tokens, "{b:?}");
