@@ -767,32 +767,29 @@ use levels::*;
 mod level_tests {
     use super::*;
 
+    /// Skeleton sizes of 900 at every level but those given.
+    fn sizes(at: &[(usize, u64)]) -> Vec<u64> {
+        let mut s = vec![900u64; LEVELS.len()];
+        for &(i, v) in at {
+            s[i] = v;
+        }
+        s
+    }
+
     #[test]
     fn the_level_is_the_richest_within_its_share() {
+        let last = LEVELS.len() - 1;
         // Budget 1,000: share 100 up to level 5, 150 from there, 250 where user messages go.
-        let mut sizes = vec![900u64; LEVELS.len()];
-        sizes[2] = 100;
-        assert_eq!(level_for(&sizes, 1_000), 2);
+        assert_eq!(level_for(&sizes(&[(2, 100)]), 1_000), 2);
         // Past level 5 the skeleton may take the prose share.
-        let mut sizes = vec![900u64; LEVELS.len()];
-        sizes[6] = 150;
-        sizes[7] = 120;
-        assert_eq!(level_for(&sizes, 1_000), 6);
+        assert_eq!(level_for(&sizes(&[(6, 150), (7, 120)]), 1_000), 6);
         // A level before 5 within the prose share but not the skeleton share is passed over.
-        let mut sizes = vec![900u64; LEVELS.len()];
-        sizes[3] = 140;
-        sizes[8] = 140;
-        assert_eq!(level_for(&sizes, 1_000), 8);
+        assert_eq!(level_for(&sizes(&[(3, 140), (8, 140)]), 1_000), 8);
         // Nothing meets its share: the smallest skeleton, the first of equals.
-        let mut sizes = vec![900u64; LEVELS.len()];
-        sizes[9] = 400;
-        sizes[11] = 400;
-        assert_eq!(level_for(&sizes, 1_000), 9);
+        assert_eq!(level_for(&sizes(&[(9, 400), (11, 400)]), 1_000), 9);
         // The last level (no user message at all) only when nothing else fits the budget.
-        let mut sizes = vec![900u64; LEVELS.len()];
-        sizes[12] = 600;
-        *sizes.last_mut().unwrap() = 100;
-        assert_eq!(level_for(&sizes, 1_000), 12);
-        assert_eq!(level_for(&sizes, 500), LEVELS.len() - 1);
+        let s = sizes(&[(12, 600), (last, 100)]);
+        assert_eq!(level_for(&s, 1_000), 12);
+        assert_eq!(level_for(&s, 500), last);
     }
 }
