@@ -13,8 +13,9 @@
 //! starting with `pi-size` runs only at real pi compactions, with `--max-summary-tokens` = pi's
 //! summary size; `--target-ratio R` in ARGS sizes the baselines when pi-shake writes nothing),
 //! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
-//! = none), `--seed S` (needle seed, default 1), `--no-real`, `--no-chain` (no chained
-//! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
+//! = none), `--seed S` (needle seed, default 1), `--fresh N` (fresh needle sessions,
+//! `quality/fresh.rs`, default 0 = none), `--fresh-seed S` (their seed, default 7),
+//! `--no-real`, `--no-chain` (no chained compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
 //! there), `--json` (JSON on stdout instead of markdown).
 
 #![allow(
@@ -26,6 +27,8 @@
 
 #[path = "quality/chain.rs"]
 mod chain;
+#[path = "quality/fresh.rs"]
+mod fresh;
 #[path = "quality/harness.rs"]
 mod harness;
 #[path = "quality/heldout.rs"]
@@ -44,6 +47,8 @@ struct Args {
     runs: Vec<RunSpec>,
     needles: usize,
     seed: u64,
+    fresh: usize,
+    fresh_seed: u64,
     real: bool,
     chain: bool,
     quick: bool,
@@ -88,6 +93,8 @@ fn parse() -> Result<Args> {
         runs: Vec::new(),
         needles: 32,
         seed: 1,
+        fresh: 0,
+        fresh_seed: 7,
         real: true,
         chain: true,
         quick: false,
@@ -112,6 +119,8 @@ fn parse() -> Result<Args> {
             }
             "--needles" => a.needles = val()?.parse()?,
             "--seed" => a.seed = val()?.parse()?,
+            "--fresh" => a.fresh = val()?.parse()?,
+            "--fresh-seed" => a.fresh_seed = val()?.parse()?,
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
@@ -227,6 +236,24 @@ fn main() -> Result<()> {
         }
         doc["needleTotals"] = serde_json::to_value(harness::totals(&rep))?;
         doc["needles"] = serde_json::to_value(&rep)?;
+    }
+    if a.fresh > 0 {
+        let work = a.out.join("fresh");
+        let specs = fresh::specs(a.fresh_seed, a.fresh, &work)?;
+        eprintln!("fresh needles: {} sessions", specs.len());
+        let (cases, skips) = harness::build_cases(specs)?;
+        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
+        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
+        if !a.json_stdout {
+            println!(
+                "## Fresh needles (seed {}, {} sessions)\n\n{}",
+                a.fresh_seed,
+                a.fresh,
+                harness::markdown(&rep, true)
+            );
+        }
+        doc["freshTotals"] = serde_json::to_value(harness::totals(&rep))?;
+        doc["fresh"] = serde_json::to_value(&rep)?;
     }
     eprintln!("total {:.0} s", t0.elapsed().as_secs_f64());
     if let Some(j) = &a.json {

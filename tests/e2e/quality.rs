@@ -9,6 +9,8 @@ use crate::common::{assert_pi_loads, need_oracle, root, temp_dir};
 
 #[path = "../../examples/quality/chain.rs"]
 mod chain;
+#[path = "../../examples/quality/fresh.rs"]
+mod fresh;
 #[path = "../../examples/quality/harness.rs"]
 mod harness;
 #[path = "../../examples/quality/heldout.rs"]
@@ -138,6 +140,79 @@ fn heldout_needles_are_deterministic_valid_and_used_later() {
     }
     assert_eq!(positions.len(), 3, "head, middle and tail needles");
     assert_pi_loads(&files);
+}
+
+#[test]
+fn fresh_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..10).map(|i| fresh::generate_one(5, i)).collect();
+    let b: Vec<_> = (0..10).map(|i| fresh::generate_one(5, i)).collect();
+    let c = fresh::generate_one(6, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let mut labels = std::collections::HashSet::new();
+    let mut kinds = std::collections::HashSet::new();
+    for (g, h) in a.iter().zip(&b) {
+        assert_eq!(g.lines, h.lines, "same seed, same bytes");
+        assert!(
+            (3..=5).contains(&g.needles.len()),
+            "{}: 3 to 5 needles",
+            g.name
+        );
+        // Every line is JSON; entries chain by parentId from a null root.
+        let mut parent = serde_json::Value::Null;
+        for (i, l) in g.lines.iter().enumerate() {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            if i == 0 {
+                assert_eq!(e["type"], "session");
+                assert_eq!(e["version"], 3);
+                continue;
+            }
+            assert_eq!(e["parentId"], parent, "{} line {i}", g.name);
+            parent = e["id"].clone();
+        }
+        let first: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line]).unwrap();
+        assert_eq!(
+            first["message"]["role"], "user",
+            "the later part starts with the user"
+        );
+        let body = g.lines[..g.cut_line].join("\n");
+        let later = g.lines[g.cut_line..].join("\n");
+        for (kind, line, label) in &g.needles {
+            labels.insert(label.clone());
+            kinds.insert(kind.clone());
+            let escaped = serde_json::to_string(line).unwrap();
+            let once = body.matches(escaped.trim_matches('"')).count();
+            assert_eq!(once, 1, "{kind}: the needle line is in the prefix once");
+            // Some distinctive string of the needle is used later and is nowhere else before.
+            let used = harness::distinctive_iter(line)
+                .any(|t| later.contains(t) && body.matches(t).count() == 1);
+            assert!(
+                used,
+                "{kind}: nothing only in `{line}` is used after the cut"
+            );
+        }
+    }
+    assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
+    assert!(kinds.len() >= 8, "varied needle kinds: {kinds:?}");
+    // Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
+    let dir = temp_dir("fresh");
+    let specs = fresh::specs(5, 10, &dir).unwrap();
+    let files: Vec<PathBuf> = specs
+        .iter()
+        .filter_map(|s| s.later.as_ref().map(|l| l.path.clone()))
+        .collect();
+    assert_pi_loads(&files);
+    if need_oracle() {
+        let (cases, skips) = harness::build_cases(specs).unwrap();
+        assert!(skips.is_empty(), "{}", skips.len());
+        for (case, g) in cases.iter().zip(&a) {
+            assert_eq!(
+                case.facts.len(),
+                g.needles.len(),
+                "{}: needles in the region",
+                g.name
+            );
+        }
+    }
 }
 
 #[test]
