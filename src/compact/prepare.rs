@@ -266,10 +266,17 @@ pub fn prepare(
             _ => {}
         }
     }
-    // The user's compaction instructions (`/compact <text>`) are the newest prompt of all.
+    // The focus: the latest prompt, and the user's compaction instructions (`/compact
+    // <text>`), the newest prompt of all.
+    if let Some(b) = kept.iter().rev().find_map(|m| match &m.kind {
+        Kind::User(b) => Some(b),
+        _ => None,
+    }) {
+        vocab.add_focus(&region::text_of(b));
+    }
     if let Some(text) = opts.instructions.as_deref() {
         vocab.add(text);
-        vocab.add_query(text);
+        vocab.add_focus(text);
     }
     let mut extractor = budget::Extractor::new(vocab);
     let mut msg_feats: Vec<Option<budget::OutFeat>> = Vec::new();

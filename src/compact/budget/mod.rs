@@ -14,11 +14,14 @@
 //! timestamps; `relatedness` grows with the share of its word pieces seen in the kept part and
 //! the latest prompts (what the agent is doing now); `repetition` grows slowly with the number
 //! of outputs holding it. A string already present in the kept part, the region's prose, the
-//! pins or the carried summary is worth nothing: the summary already has it. A unit is worth the
-//! sum over its strings not yet covered, times its pair's factor (superseded by a later
-//! identical call or a later write; an error resolved later; tool kind — a `read` of a file on
-//! disk is cheap to redo, a web search is not; a file the session goes on to edit; an external
-//! scorer's `useful`, when one answered), plus a small base (error-looking lines more).
+//! pins or the carried summary is worth nothing: the summary already has it. A line holding two
+//! or more words of the focus (the kept part's last user message and the `/compact`
+//! instructions) is worth more the more of them it holds: "change the mesh layer anomaly
+//! function" picks out `def mesh_layer_anomaly(…)`. A unit is worth the sum over its strings
+//! not yet covered, times its pair's factor (superseded by a later identical call or a later
+//! write; an error resolved later; tool kind — a `read` of a file on disk is cheap to redo, a
+//! web search is not; a file the session goes on to edit; an external scorer's `useful`, when
+//! one answered), plus a small base (error-looking lines more).
 //!
 //! **Selection** ([`select`]): greedy on value per UTF-16 char, where a unit's cost is its
 //! length plus its call's header when the call has no kept line yet plus a cut marker when no
@@ -171,7 +174,8 @@ pub struct OutFeat {
 pub struct StrInfo {
     /// Class weight × 100 ([`class_of`]).
     class: u8,
-    /// Relatedness to the kept part and the latest prompts, × 255.
+    /// Relatedness to the kept part and the latest prompts, × 255; for a query word, 255 when
+    /// it is a word of the focus (the latest prompt) and 0 otherwise.
     rel: u8,
     /// Outputs holding it (saturating).
     df: u16,
@@ -200,6 +204,10 @@ impl StrInfo {
     /// Outputs holding it.
     pub fn df(&self) -> u32 {
         u32::from(self.df)
+    }
+    /// Whether it is a query word of the focus (the latest prompt).
+    pub fn is_focus(&self) -> bool {
+        self.class == QUERY_CLASS && self.rel > 0
     }
 }
 
@@ -395,10 +403,12 @@ const QUERY_CLASS: u8 = 255;
 /// as well as SipHash at a fraction of the cost.
 type IdSet = HashSet<u64, rustc_hash::FxBuildHasher>;
 
-/// Word-piece vocabulary of the kept part (for relatedness) and the query words of what the
-/// agent is doing now (the kept part's prompts, answers and call arguments).
+/// Word-piece vocabulary of the kept part (for relatedness), the query words of what the
+/// agent is doing now (the kept part's prompts, answers and call arguments), and the focus: the
+/// query words of the latest prompt (the kept part's last user message and `/compact`
+/// instructions), whose co-occurrence in one line marks the line the prompt talks about.
 #[derive(Default, Debug)]
-pub struct Vocab(IdSet, IdSet);
+pub struct Vocab(IdSet, IdSet, IdSet);
 
 impl Vocab {
     /// Add a text's pieces.
@@ -411,14 +421,24 @@ impl Vocab {
     }
     /// Add a text's query words (pieces of ≥ 4 chars, stop words left out).
     pub fn add_query(&mut self, text: &str) {
+        self.query_words(text, false);
+    }
+    /// Add a text's query words as words of the focus too.
+    pub fn add_focus(&mut self, text: &str) {
+        self.query_words(text, true);
+    }
+    fn query_words(&mut self, text: &str, focus: bool) {
+        let mut buf = String::new();
         for w in text.split(|c: char| !c.is_alphanumeric()) {
             if w.chars().count() < 4 {
                 continue;
             }
-            let mut buf = String::new();
             query_pieces(w, &mut buf, |t| {
                 if !QUERY_STOP.contains(&t) {
                     self.1.insert(query_hash(t));
+                    if focus {
+                        self.2.insert(query_hash(t));
+                    }
                 }
             });
         }
@@ -572,6 +592,7 @@ impl Extractor {
                         let id = *self.ids.entry(h).or_insert_with(|| {
                             self.table.push(StrInfo {
                                 class: QUERY_CLASS,
+                                rel: if self.vocab.2.contains(&h) { 255 } else { 0 },
                                 ..Default::default()
                             });
                             self.table.len() as u32 - 1

@@ -250,11 +250,8 @@ fn only_the_first_segment_of_a_long_head_line_gains_head_worth() {
         pos_gain: 3.0,
         ..Weights::default()
     };
-    let model = Model {
-        cands: &one_candidate(),
-        w: &w,
-        marker: Marker::Bare,
-    };
+    let cands = one_candidate();
+    let model = Model::new(&cands, &w, Marker::Bare, &e.table);
     let worth = worths(&e.table, &vec![false; e.table.len()], &w);
     let gains = |line: u32| {
         f.units
@@ -311,11 +308,8 @@ fn a_dense_line_is_worth_less_than_the_same_strings_on_a_spaced_line() {
     let w = Weights::default();
     let worth_of = |line: &str| {
         let (e, f) = feats(line);
-        let model = Model {
-            cands: &one_candidate(),
-            w: &w,
-            marker: Marker::Bare,
-        };
+        let cands = one_candidate();
+        let model = Model::new(&cands, &w, Marker::Bare, &e.table);
         let worth = worths(&e.table, &vec![false; e.table.len()], &w);
         f.units
             .iter()
@@ -358,11 +352,7 @@ fn reference_select(
     w: &Weights,
     budget: f64,
 ) -> Vec<Vec<u32>> {
-    let m = Model {
-        cands,
-        w,
-        marker: Marker::Bare,
-    };
+    let m = Model::new(cands, w, Marker::Bare, strings);
     let mut chosen: Vec<Vec<bool>> = feats
         .iter()
         .map(|f| vec![false; f.map_or(0, |f| f.units.len())])
@@ -499,4 +489,37 @@ fn a_pair_gives_less_the_more_it_has_given() {
         "with decay the other output gets its line"
     );
     assert!((2..4).contains(&decayed[0].len()), "{decayed:?}");
+}
+
+#[test]
+fn a_line_holding_several_words_of_the_focus_is_worth_more() {
+    let prompt = "change the mesh layer anomaly function so it takes a parameter";
+    let text = "def mesh_total_sum(flux, limit=12):\n\
+                def mesh_layer_anomaly(flux, limit=31):\n\
+                def other_thing_name(flux, limit=14):";
+    // Each line's worth, with the prompt as a plain query or as the focus.
+    let values = |focus: bool| -> Vec<f64> {
+        let mut v = Vocab::default();
+        if focus {
+            v.add_focus(prompt);
+        } else {
+            v.add_query(prompt);
+        }
+        let mut e = Extractor::new(v);
+        let f = e.features(text);
+        let w = Weights::default();
+        let cands = one_candidate();
+        let m = Model::new(&cands, &w, Marker::Bare, &e.table);
+        let worth = worths(&e.table, &vec![false; e.table.len()], &w);
+        f.units.iter().map(|u| m.value(0, u, &f, &worth)).collect()
+    };
+    let (query, focus) = (values(false), values(true));
+    assert_eq!(query.len(), 3);
+    // Three words of the prompt on one line (mesh, layer, anomaly): the focus adds to it.
+    assert!(focus[1] > query[1] + 0.5, "{focus:?} vs {query:?}");
+    // One word (mesh) or none: nothing added.
+    assert_eq!(focus[0], query[0]);
+    assert_eq!(focus[2], query[2]);
+    // The focus line is now the best by far.
+    assert!(focus[1] > 2.0 * focus[0].max(focus[2]), "{focus:?}");
 }
