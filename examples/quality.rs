@@ -15,8 +15,11 @@
 //! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
 //! = none), `--seed S` (needle seed, default 1), `--fresh N` (fresh needle sessions,
 //! `quality/fresh.rs`, default 0 = none), `--fresh-seed S` (their seed, default 7),
-//! `--no-real`, `--no-chain` (no chained compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR` (default `target/quality`), `--json FILE` (also write the JSON
-//! there), `--json` (JSON on stdout instead of markdown).
+//! `--blind N` (blind needle sessions, `quality/blind.rs`, default 0 = none), `--blind-seed S`
+//! (their seed, default 11), `--no-real`, `--no-chain` (no chained compactions,
+//! `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR` (default
+//! `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout instead
+//! of markdown).
 
 #![allow(
     clippy::unwrap_used,
@@ -25,6 +28,8 @@
     clippy::print_stderr
 )]
 
+#[path = "quality/blind.rs"]
+mod blind;
 #[path = "quality/chain.rs"]
 mod chain;
 #[path = "quality/fresh.rs"]
@@ -49,6 +54,8 @@ struct Args {
     seed: u64,
     fresh: usize,
     fresh_seed: u64,
+    blind: usize,
+    blind_seed: u64,
     real: bool,
     chain: bool,
     quick: bool,
@@ -95,6 +102,8 @@ fn parse() -> Result<Args> {
         seed: 1,
         fresh: 0,
         fresh_seed: 7,
+        blind: 0,
+        blind_seed: 11,
         real: true,
         chain: true,
         quick: false,
@@ -121,6 +130,8 @@ fn parse() -> Result<Args> {
             "--seed" => a.seed = val()?.parse()?,
             "--fresh" => a.fresh = val()?.parse()?,
             "--fresh-seed" => a.fresh_seed = val()?.parse()?,
+            "--blind" => a.blind = val()?.parse()?,
+            "--blind-seed" => a.blind_seed = val()?.parse()?,
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
@@ -254,6 +265,24 @@ fn main() -> Result<()> {
         }
         doc["freshTotals"] = serde_json::to_value(harness::totals(&rep))?;
         doc["fresh"] = serde_json::to_value(&rep)?;
+    }
+    if a.blind > 0 {
+        let work = a.out.join("blind");
+        let specs = blind::specs(a.blind_seed, a.blind, &work)?;
+        eprintln!("blind needles: {} sessions", specs.len());
+        let (cases, skips) = harness::build_cases(specs)?;
+        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
+        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
+        if !a.json_stdout {
+            println!(
+                "## Blind needles (seed {}, {} sessions)\n\n{}",
+                a.blind_seed,
+                a.blind,
+                harness::markdown(&rep, true)
+            );
+        }
+        doc["blindTotals"] = serde_json::to_value(harness::totals(&rep))?;
+        doc["blind"] = serde_json::to_value(&rep)?;
     }
     eprintln!("total {:.0} s", t0.elapsed().as_secs_f64());
     if let Some(j) = &a.json {
