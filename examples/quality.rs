@@ -16,10 +16,11 @@
 //! = none), `--seed S` (needle seed, default 1), `--fresh N` (fresh needle sessions,
 //! `quality/fresh.rs`, default 0 = none), `--fresh-seed S` (their seed, default 7),
 //! `--blind N` (blind needle sessions, `quality/blind.rs`, default 0 = none), `--blind-seed S`
-//! (their seed, default 11), `--no-real`, `--no-chain` (no chained compactions,
-//! `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR` (default
-//! `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout instead
-//! of markdown).
+//! (their seed, default 11), `--sealed N` (sealed needle sessions, `quality/sealed.rs`, default
+//! 0 = none), `--sealed-seed S` (their seed, default 13), `--no-real`, `--no-chain` (no chained
+//! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
+//! (default `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout
+//! instead of markdown).
 
 #![allow(
     clippy::unwrap_used,
@@ -38,6 +39,8 @@ mod fresh;
 mod harness;
 #[path = "quality/heldout.rs"]
 mod heldout;
+#[path = "quality/sealed.rs"]
+mod sealed;
 
 use std::path::PathBuf;
 
@@ -56,6 +59,8 @@ struct Args {
     fresh_seed: u64,
     blind: usize,
     blind_seed: u64,
+    sealed: usize,
+    sealed_seed: u64,
     real: bool,
     chain: bool,
     quick: bool,
@@ -104,6 +109,8 @@ fn parse() -> Result<Args> {
         fresh_seed: 7,
         blind: 0,
         blind_seed: 11,
+        sealed: 0,
+        sealed_seed: 13,
         real: true,
         chain: true,
         quick: false,
@@ -132,6 +139,8 @@ fn parse() -> Result<Args> {
             "--fresh-seed" => a.fresh_seed = val()?.parse()?,
             "--blind" => a.blind = val()?.parse()?,
             "--blind-seed" => a.blind_seed = val()?.parse()?,
+            "--sealed" => a.sealed = val()?.parse()?,
+            "--sealed-seed" => a.sealed_seed = val()?.parse()?,
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
@@ -283,6 +292,24 @@ fn main() -> Result<()> {
         }
         doc["blindTotals"] = serde_json::to_value(harness::totals(&rep))?;
         doc["blind"] = serde_json::to_value(&rep)?;
+    }
+    if a.sealed > 0 {
+        let work = a.out.join("sealed");
+        let specs = sealed::specs(a.sealed_seed, a.sealed, &work)?;
+        eprintln!("sealed needles: {} sessions", specs.len());
+        let (cases, skips) = harness::build_cases(specs)?;
+        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
+        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
+        if !a.json_stdout {
+            println!(
+                "## Sealed needles (seed {}, {} sessions)\n\n{}",
+                a.sealed_seed,
+                a.sealed,
+                harness::markdown(&rep, true)
+            );
+        }
+        doc["sealedTotals"] = serde_json::to_value(harness::totals(&rep))?;
+        doc["sealed"] = serde_json::to_value(&rep)?;
     }
     eprintln!("total {:.0} s", t0.elapsed().as_secs_f64());
     if let Some(j) = &a.json {

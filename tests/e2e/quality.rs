@@ -17,6 +17,8 @@ mod fresh;
 mod harness;
 #[path = "../../examples/quality/heldout.rs"]
 mod heldout;
+#[path = "../../examples/quality/sealed.rs"]
+mod sealed;
 
 use harness::{Case, FactRule, Outcome, Part, Prepared, RunSpec, Score};
 
@@ -308,6 +310,140 @@ fn blind_needles_are_deterministic_valid_and_used_later() {
     // Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
     let dir = temp_dir("blind");
     let specs = blind::specs(5, 12, &dir).unwrap();
+    let files: Vec<PathBuf> = specs
+        .iter()
+        .filter_map(|s| s.later.as_ref().map(|l| l.path.clone()))
+        .collect();
+    assert_pi_loads(&files);
+    if need_oracle() {
+        let (cases, skips) = harness::build_cases(specs).unwrap();
+        assert!(skips.is_empty(), "{}", skips.len());
+        for (case, g) in cases.iter().zip(&a) {
+            assert_eq!(
+                case.facts.len(),
+                g.needles.len(),
+                "{}: needles in the region",
+                g.name
+            );
+        }
+    }
+}
+
+#[test]
+fn sealed_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
+    let b: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
+    let c = sealed::generate_one(4, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let mut labels = std::collections::HashSet::new();
+    let mut kinds = std::collections::HashSet::new();
+    for (g, h) in a.iter().zip(&b) {
+        assert_eq!(g.lines, h.lines, "same seed, same bytes");
+        assert!(
+            (3..=5).contains(&g.needles.len()),
+            "{}: 3 to 5 needles",
+            g.name
+        );
+        assert!(
+            (2 * g.needles.len()..=4 * g.needles.len()).contains(&g.distractors.len()),
+            "{}: 2 to 4 distractors a needle",
+            g.name
+        );
+        // Every line is JSON; entries chain by parentId from a null root, with unique ids.
+        let mut parent = serde_json::Value::Null;
+        let mut ids = std::collections::HashSet::new();
+        let mut outputs = Vec::new();
+        let mut calls = 0;
+        for (i, l) in g.lines.iter().enumerate() {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            if i == 0 {
+                assert_eq!(e["type"], "session");
+                assert_eq!(e["version"], 3);
+                continue;
+            }
+            assert_eq!(e["parentId"], parent, "{} line {i}", g.name);
+            let id = e["id"].as_str().unwrap();
+            assert!(
+                id.len() == 8 && id.bytes().all(|c| c.is_ascii_hexdigit()),
+                "{} line {i}: 8-hex id",
+                g.name
+            );
+            assert!(ids.insert(id.to_string()), "{} line {i}: unique id", g.name);
+            parent = e["id"].clone();
+            if i < g.cut_line && e["message"]["role"] == "toolResult" {
+                calls += 1;
+                outputs.push(
+                    e["message"]["content"][0]["text"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                );
+            }
+        }
+        assert!((8..=16).contains(&calls), "{}: {calls} tool calls", g.name);
+        let first: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line]).unwrap();
+        assert_eq!(
+            first["message"]["role"], "user",
+            "the later part starts with the user"
+        );
+        // The kept tail's request is words only: no distinctive string at all.
+        let ask: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line - 3]).unwrap();
+        assert_eq!(ask["message"]["role"], "user");
+        let ask = ask["message"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(harness::distinctive_iter(ask).count(), 0, "{ask}");
+        // The last large output alone is over 1,500 tokens, so the needles are all before the cut.
+        let last = outputs.iter().rev().nth(1).unwrap();
+        assert!(
+            harness::tokens_of(last) >= 2_500,
+            "{}: last big output",
+            g.name
+        );
+        let body = g.lines[..g.cut_line].join("\n");
+        let later = g.lines[g.cut_line..].join("\n");
+        for (kind, line, label) in &g.needles {
+            labels.insert(label.clone());
+            kinds.insert(kind.clone());
+            let escaped = serde_json::to_string(line).unwrap();
+            let once = body.matches(escaped.trim_matches('"')).count();
+            assert_eq!(once, 1, "{kind}: the needle line is in the prefix once");
+            // Some distinctive string of the needle is used later and is nowhere else before.
+            let used = harness::distinctive_iter(line)
+                .any(|t| later.contains(t) && body.matches(t).count() == 1);
+            assert!(
+                used,
+                "{kind}: nothing only in `{line}` is used after the cut"
+            );
+            // The label is the needle's place among its output's lines.
+            let out = outputs
+                .iter()
+                .find(|o| o.lines().any(|x| x == line))
+                .expect("the needle is a line of a tool output");
+            let n = out.lines().count();
+            let at = out.lines().position(|x| x == line).unwrap();
+            let want = match (at * 5 < n, at * 5 >= 4 * n) {
+                (true, _) => "head",
+                (_, true) => "tail",
+                _ => "middle",
+            };
+            assert_eq!(label, want, "{kind}: line {at} of {n}");
+        }
+        for d in &g.distractors {
+            assert!(body.contains(serde_json::to_string(d).unwrap().trim_matches('"')));
+            assert!(!g.needles.iter().any(|(_, l, _)| l == d));
+            // Nothing only a distractor holds is used later.
+            assert!(
+                !harness::distinctive_iter(d)
+                    .any(|t| later.contains(t) && body.matches(t).count() == 1),
+                "{}: distractor `{d}` used later",
+                g.name
+            );
+        }
+    }
+    assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
+    assert!(kinds.len() >= 10, "varied needle kinds: {kinds:?}");
+    // Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
+    let dir = temp_dir("sealed");
+    let specs = sealed::specs(3, 12, &dir).unwrap();
     let files: Vec<PathBuf> = specs
         .iter()
         .filter_map(|s| s.later.as_ref().map(|l| l.path.clone()))
