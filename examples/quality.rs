@@ -12,12 +12,12 @@
 //! `--run 'LABEL=ARGS'` (repeatable; replaces the default runs; ARGS split on spaces; a label
 //! starting with `pi-size` runs only at real pi compactions, with `--max-summary-tokens` = pi's
 //! summary size; `--target-ratio R` in ARGS sizes the baselines when pi-shake writes nothing),
-//! `-- ARGS` (one run with these args), `--needles N` (held-out needle sessions, default 32; 0
-//! = none), `--seed S` (needle seed, default 1), `--fresh N` (fresh needle sessions,
-//! `quality/fresh.rs`, default 0 = none), `--fresh-seed S` (their seed, default 7),
-//! `--blind N` (blind needle sessions, `quality/blind.rs`, default 0 = none), `--blind-seed S`
-//! (their seed, default 11), `--sealed N` (sealed needle sessions, `quality/sealed.rs`, default
-//! 0 = none), `--sealed-seed S` (their seed, default 13), `--no-real`, `--no-chain` (no chained
+//! `-- ARGS` (one run with these args), `--needles N` (sessions of the first needle generator,
+//! `quality/heldout.rs`, default 32; 0 = none), `--seed S` (their seed, default 1), `--fresh N`
+//! (`quality/fresh.rs`, default 32), `--fresh-seed S` (default 7), `--blind N`
+//! (`quality/blind.rs`, default 32), `--blind-seed S` (default 11), `--sealed N`
+//! (`quality/sealed.rs`, the held-out generator: default 0, run once at the end of a round),
+//! `--sealed-seed S` (default 13), `--no-real`, `--no-chain` (no chained
 //! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
 //! (default `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout
 //! instead of markdown).
@@ -105,9 +105,9 @@ fn parse() -> Result<Args> {
         runs: Vec::new(),
         needles: 32,
         seed: 1,
-        fresh: 0,
+        fresh: 32,
         fresh_seed: 7,
-        blind: 0,
+        blind: 32,
         blind_seed: 11,
         sealed: 0,
         sealed_seed: 13,
@@ -242,13 +242,13 @@ fn main() -> Result<()> {
     if a.needles > 0 {
         let work = a.out.join("needles");
         let specs = heldout::specs(a.seed, a.needles, &work)?;
-        eprintln!("held-out needles: {} sessions", specs.len());
+        eprintln!("heldout.rs needles: {} sessions", specs.len());
         let (cases, skips) = harness::build_cases(specs)?;
         let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
         let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
         if !a.json_stdout {
             println!(
-                "## Held-out needles (seed {}, {} sessions)\n\n{}",
+                "## Needles: heldout.rs, a tuning set since round 8 (seed {}, {} sessions)\n\n{}",
                 a.seed,
                 a.needles,
                 harness::markdown(&rep, true)
@@ -266,7 +266,7 @@ fn main() -> Result<()> {
         let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
         if !a.json_stdout {
             println!(
-                "## Fresh needles (seed {}, {} sessions)\n\n{}",
+                "## Needles: fresh.rs, a tuning set (seed {}, {} sessions)\n\n{}",
                 a.fresh_seed,
                 a.fresh,
                 harness::markdown(&rep, true)
@@ -284,7 +284,7 @@ fn main() -> Result<()> {
         let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
         if !a.json_stdout {
             println!(
-                "## Blind needles (seed {}, {} sessions)\n\n{}",
+                "## Needles: blind.rs, a tuning set (seed {}, {} sessions)\n\n{}",
                 a.blind_seed,
                 a.blind,
                 harness::markdown(&rep, true)
@@ -302,7 +302,7 @@ fn main() -> Result<()> {
         let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
         if !a.json_stdout {
             println!(
-                "## Sealed needles (seed {}, {} sessions)\n\n{}",
+                "## Needles: sealed.rs, held out (seed {}, {} sessions)\n\n{}",
                 a.sealed_seed,
                 a.sealed,
                 harness::markdown(&rep, true)

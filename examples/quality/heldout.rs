@@ -1,5 +1,6 @@
-//! The held-out needle generator (issue 12 item 6), designed without reading the tuning
-//! generator in `examples/needles` so that it stays independent: other projects (a Python
+//! The first needle generator of the harness (issue 12 item 6; held out until round 8, a tuning
+//! set since, when `sealed.rs` took that role), designed without reading the tuning generator
+//! in `examples/needles` so that it stays independent: other projects (a Python
 //! billing service, a Go Kubernetes operator, a TypeScript storefront, a data warehouse), other
 //! tools (`bash` running gh/kubectl/psql/pnpm/terraform, `read`, `web_search`), other output
 //! formats (GitHub Actions logs, Python tracebacks, Go panics, Kubernetes YAML and events, JSON,

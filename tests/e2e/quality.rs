@@ -1,5 +1,5 @@
 //! The compaction-quality benchmarks (`examples/quality.rs`, `benches/quality/README.md`) in
-//! small: the fact rule, the held-out needle generator, and one end-to-end measurement of this
+//! small: the fact rule, the four needle generators, and one end-to-end measurement of this
 //! build's binary on a real session and a needle session. Structural checks only (the harness
 //! finds facts, the baselines are ordered, real pi loads every output); no tuned thresholds.
 

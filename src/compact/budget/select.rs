@@ -26,7 +26,7 @@ pub const PAIR_DECAY: f32 = 0.15;
 /// [`Weights::focus_gain`]. Chosen on the tuning curve (README "Compaction quality"): from 0 to
 /// 1 the real sessions keep the same facts at every ratio (their latest prompts seldom name a
 /// line), the fresh needles at 30% / 10% / 5% go from 100 / 38 / 20 to 106 / 61 / 43 of 118,
-/// the held-out needles from 64 / 44 to 68 / 48 of 124 at 10% / 5%, the tuning generator's
+/// the `heldout.rs` needles from 64 / 44 to 68 / 48 of 124 at 10% / 5%, the tuning generator's
 /// from 88.0% to 90.4% at 5%; 1.5 and 2 gain more fresh needles but lose tuning ones.
 pub const FOCUS_GAIN: f32 = 1.0;
 

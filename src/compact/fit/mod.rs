@@ -76,7 +76,7 @@ pub const POS_GAIN_PER_RATIO: f32 = 8.0;
 /// From the same budget on, a pair's lines decay faster with what it already gave (see
 /// [`budget::PAIR_DECAY`]): with room for much, spreading it over the outputs keeps more of what
 /// any one of them may hold. At 30%, decays 0.15 / 0.3 / 0.5 / 0.8 / 1.2 kept 797 / 795 / 793 /
-/// 785 / 774 real facts of 817, 109 / 110 / 113 / 111 / 105 held-out needles of 124, 106 / 107
+/// 785 / 774 real facts of 817, 109 / 110 / 113 / 111 / 105 `heldout.rs` needles of 124, 106 / 107
 /// / 108 / 105 / 104 fresh of 118, 44 / 50 / 55 / 60 / 65 blind of 127.
 pub const GENEROUS_PAIR_DECAY: f32 = 0.5;
 /// With head and tail worth something, the windows are an output's first and last
