@@ -250,34 +250,7 @@ pub fn prepare(
     // The kept part first: what the agent is doing now relates the region's strings to it.
     let kept = read_messages(s, p, wall, cut.first_kept_pos..end, fetch, None)?;
     let kept_text = plain_text(&kept);
-    let mut vocab = budget::Vocab::default();
-    vocab.add(&kept_text);
-    for m in &kept {
-        match &m.kind {
-            Kind::User(b) | Kind::Custom { blocks: b, .. } => vocab.add_query(&region::text_of(b)),
-            Kind::Assistant(b) => {
-                vocab.add_query(&region::text_of(b));
-                for blk in b {
-                    if let region::Block::ToolCall { args, .. } = blk {
-                        vocab.add_query(&args.to_string());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    // The focus: the latest prompt, and the user's compaction instructions (`/compact
-    // <text>`), the newest prompt of all.
-    if let Some(b) = kept.iter().rev().find_map(|m| match &m.kind {
-        Kind::User(b) => Some(b),
-        _ => None,
-    }) {
-        vocab.add_focus(&region::text_of(b));
-    }
-    if let Some(text) = opts.instructions.as_deref() {
-        vocab.add(text);
-        vocab.add_focus(text);
-    }
+    let vocab = kept_vocab(&kept, &kept_text, opts.instructions.as_deref());
     let mut extractor = budget::Extractor::new(vocab);
     let mut msg_feats: Vec<Option<budget::OutFeat>> = Vec::new();
     let msgs = read_messages(
@@ -517,4 +490,42 @@ pub fn prepare(
         user_messages,
         cwd: s.header.cwd.clone(),
     })))
+}
+
+/// What the kept part says the agent is doing now: its word pieces (for relatedness), the query
+/// words of its prompts, answers and call arguments, and the focus — the query words of its
+/// last user message and of the user's compaction instructions (`/compact <text>`), the newest
+/// prompt of all.
+pub(super) fn kept_vocab(
+    kept: &[RMsg],
+    kept_text: &str,
+    instructions: Option<&str>,
+) -> budget::Vocab {
+    let mut vocab = budget::Vocab::default();
+    vocab.add(kept_text);
+    for m in kept {
+        match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } => vocab.add_query(&region::text_of(b)),
+            Kind::Assistant(b) => {
+                vocab.add_query(&region::text_of(b));
+                for blk in b {
+                    if let region::Block::ToolCall { args, .. } = blk {
+                        vocab.add_query(&args.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(b) = kept.iter().rev().find_map(|m| match &m.kind {
+        Kind::User(b) => Some(b),
+        _ => None,
+    }) {
+        vocab.add_focus(&region::text_of(b));
+    }
+    if let Some(text) = instructions {
+        vocab.add(text);
+        vocab.add_focus(text);
+    }
+    vocab
 }

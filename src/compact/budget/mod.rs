@@ -443,6 +443,12 @@ impl Vocab {
             });
         }
     }
+    /// Whether `word` (one query piece, lowercase) is a query word, and a word of the focus.
+    #[cfg(test)]
+    pub fn query_and_focus(&self, word: &str) -> (bool, bool) {
+        let h = query_hash(word);
+        (self.1.contains(&h), self.2.contains(&h))
+    }
     /// Share of `s`'s pieces in the vocabulary.
     pub fn rel(&self, s: &str) -> f32 {
         let (mut n, mut hit) = (0u32, 0u32);

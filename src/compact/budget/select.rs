@@ -169,6 +169,7 @@ pub(super) fn worths(strings: &[StrInfo], covered: &[bool], w: &Weights) -> Vec<
 }
 
 impl<'a> Model<'a> {
+    /// The model of one selection: `strings` gives the focus words' rarities.
     pub fn new(
         cands: &'a [Candidate],
         w: &'a Weights,

@@ -644,3 +644,39 @@ fn the_smallest_budgets_cut_the_title_to_its_name() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn the_focus_is_the_last_user_message_and_the_instructions() {
+    use super::region::{Block, Kind, RMsg};
+    let msg = |kind: Kind| RMsg {
+        pos: 0,
+        entry_id: String::new(),
+        kind,
+    };
+    let kept = vec![
+        msg(Kind::User(vec![Block::Text(
+            "Look at the warmup code.".into(),
+        )])),
+        msg(Kind::Assistant(vec![
+            Block::Text("Reading the shard map.".into()),
+            Block::ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                args: json!({"path": "src/ledger.rs"}),
+            },
+        ])),
+        msg(Kind::User(vec![Block::Text(
+            "Now raise the drain budget.".into(),
+        )])),
+    ];
+    let v = super::prepare::kept_vocab(&kept, "", Some("keep the retry counters"));
+    // Every prompt, answer and call argument gives query words; only the last user message and
+    // the instructions give the focus.
+    for w in ["warmup", "shard", "ledger"] {
+        assert_eq!(v.query_and_focus(w), (true, false), "{w}");
+    }
+    for w in ["raise", "drain", "budget", "retry", "counter"] {
+        assert_eq!(v.query_and_focus(w), (true, true), "{w}");
+    }
+    assert_eq!(v.query_and_focus("the"), (false, false));
+}
