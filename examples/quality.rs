@@ -239,77 +239,66 @@ fn main() -> Result<()> {
         }
         doc["chain"] = serde_json::to_value(&rows)?;
     }
-    if a.needles > 0 {
-        let work = a.out.join("needles");
-        let specs = heldout::specs(a.seed, a.needles, &work)?;
-        eprintln!("heldout.rs needles: {} sessions", specs.len());
+    // The needle generators: (dir and JSON key, file, role, seed, sessions, specs).
+    type Specs = fn(u64, usize, &std::path::Path) -> Result<Vec<harness::CaseSpec>>;
+    let generators: [(&str, &str, &str, u64, usize, Specs); 4] = [
+        (
+            "needles",
+            "heldout.rs",
+            "a tuning set since round 8",
+            a.seed,
+            a.needles,
+            heldout::specs,
+        ),
+        (
+            "fresh",
+            "fresh.rs",
+            "a tuning set",
+            a.fresh_seed,
+            a.fresh,
+            fresh::specs,
+        ),
+        (
+            "blind",
+            "blind.rs",
+            "a tuning set",
+            a.blind_seed,
+            a.blind,
+            blind::specs,
+        ),
+        (
+            "sealed",
+            "sealed.rs",
+            "held out",
+            a.sealed_seed,
+            a.sealed,
+            sealed::specs,
+        ),
+    ];
+    let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
+    for (key, file, role, seed, n, specs) in generators {
+        if n == 0 {
+            continue;
+        }
+        let work = a.out.join(key);
+        let specs = specs(seed, n, &work)?;
+        eprintln!("{file} needles: {} sessions", specs.len());
         let (cases, skips) = harness::build_cases(specs)?;
-        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
         let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
         if !a.json_stdout {
             println!(
-                "## Needles: heldout.rs, a tuning set since round 8 (seed {}, {} sessions)\n\n{}",
-                a.seed,
-                a.needles,
+                "## Needles: {file}, {role} (seed {seed}, {n} sessions)\n\n{}",
                 harness::markdown(&rep, true)
             );
         }
-        doc["needleTotals"] = serde_json::to_value(harness::totals(&rep))?;
-        doc["needles"] = serde_json::to_value(&rep)?;
-    }
-    if a.fresh > 0 {
-        let work = a.out.join("fresh");
-        let specs = fresh::specs(a.fresh_seed, a.fresh, &work)?;
-        eprintln!("fresh needles: {} sessions", specs.len());
-        let (cases, skips) = harness::build_cases(specs)?;
-        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
-        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
-        if !a.json_stdout {
-            println!(
-                "## Needles: fresh.rs, a tuning set (seed {}, {} sessions)\n\n{}",
-                a.fresh_seed,
-                a.fresh,
-                harness::markdown(&rep, true)
-            );
-        }
-        doc["freshTotals"] = serde_json::to_value(harness::totals(&rep))?;
-        doc["fresh"] = serde_json::to_value(&rep)?;
-    }
-    if a.blind > 0 {
-        let work = a.out.join("blind");
-        let specs = blind::specs(a.blind_seed, a.blind, &work)?;
-        eprintln!("blind needles: {} sessions", specs.len());
-        let (cases, skips) = harness::build_cases(specs)?;
-        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
-        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
-        if !a.json_stdout {
-            println!(
-                "## Needles: blind.rs, a tuning set (seed {}, {} sessions)\n\n{}",
-                a.blind_seed,
-                a.blind,
-                harness::markdown(&rep, true)
-            );
-        }
-        doc["blindTotals"] = serde_json::to_value(harness::totals(&rep))?;
-        doc["blind"] = serde_json::to_value(&rep)?;
-    }
-    if a.sealed > 0 {
-        let work = a.out.join("sealed");
-        let specs = sealed::specs(a.sealed_seed, a.sealed, &work)?;
-        eprintln!("sealed needles: {} sessions", specs.len());
-        let (cases, skips) = harness::build_cases(specs)?;
-        let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
-        let rep = harness::measure(&a.bin, &cases, skips, &runs, &work, true)?;
-        if !a.json_stdout {
-            println!(
-                "## Needles: sealed.rs, held out (seed {}, {} sessions)\n\n{}",
-                a.sealed_seed,
-                a.sealed,
-                harness::markdown(&rep, true)
-            );
-        }
-        doc["sealedTotals"] = serde_json::to_value(harness::totals(&rep))?;
-        doc["sealed"] = serde_json::to_value(&rep)?;
+        // `needleTotals` / `needles` for the first generator, as before; `freshTotals` / … after.
+        let totals = if key == "needles" {
+            "needleTotals".to_string()
+        } else {
+            format!("{key}Totals")
+        };
+        doc[totals] = serde_json::to_value(harness::totals(&rep))?;
+        doc[key] = serde_json::to_value(&rep)?;
     }
     eprintln!("total {:.0} s", t0.elapsed().as_secs_f64());
     if let Some(j) = &a.json {

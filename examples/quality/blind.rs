@@ -40,7 +40,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use super::harness::{CaseSpec, FactRule, LaterJob, distinctive_iter, is_distinctive};
+use super::harness::{self, CaseSpec, distinctive_iter, is_distinctive};
 
 /// One generated session.
 pub struct Generated {
@@ -631,35 +631,21 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
 /// each at keepRecentTokens 1,500.
 pub fn specs(seed: u64, n: usize, work: &Path) -> Result<Vec<CaseSpec>> {
     std::fs::create_dir_all(work)?;
-    let mut v = Vec::new();
-    for i in 0..n {
-        let g = generate_one(seed, i);
-        let full = work.join(format!("{}.jsonl", g.name));
-        let prefix = work.join(format!("{}.prefix.jsonl", g.name));
-        std::fs::write(&full, g.lines.join("\n") + "\n")?;
-        std::fs::write(&prefix, g.lines[..g.cut_line].join("\n") + "\n")?;
-        v.push(CaseSpec {
-            session: g.name.clone(),
-            point: "blind".into(),
-            prefix,
-            keep: 1_500,
-            target_first_kept: None,
-            later: Some(LaterJob {
-                path: full,
-                from_line: g.cut_line,
-            }),
-            pi_summary: None,
-            rule: FactRule::Lines {
-                needles: g
-                    .needles
-                    .iter()
-                    .map(|(_, l, lab)| (l.clone(), lab.clone()))
-                    .collect(),
-                distractors: g.distractors,
-            },
-        });
-    }
-    Ok(v)
+    (0..n)
+        .map(|i| {
+            let g = generate_one(seed, i);
+            let needles = g.needles.into_iter().map(|(_, l, lab)| (l, lab)).collect();
+            harness::needle_case(
+                work,
+                &g.name,
+                &g.lines,
+                g.cut_line,
+                "blind",
+                needles,
+                g.distractors,
+            )
+        })
+        .collect()
 }
 
 fn try_generate(r: &mut Rng, seed: u64, index: usize) -> Option<Generated> {

@@ -866,6 +866,40 @@ pub struct CaseSpec {
     pub rule: FactRule,
 }
 
+/// One needle session's case: the whole session and the prefix before its later part (line
+/// `cut_line` on) written under `work` as `NAME.jsonl` and `NAME.prefix.jsonl`, the prefix
+/// compacted at `keepRecentTokens` 1,500, the needles (line, label) to survive whole.
+pub fn needle_case(
+    work: &Path,
+    name: &str,
+    lines: &[String],
+    cut_line: usize,
+    point: &str,
+    needles: Vec<(String, String)>,
+    distractors: Vec<String>,
+) -> Result<CaseSpec> {
+    let full = work.join(format!("{name}.jsonl"));
+    let prefix = work.join(format!("{name}.prefix.jsonl"));
+    std::fs::write(&full, lines.join("\n") + "\n")?;
+    std::fs::write(&prefix, lines[..cut_line].join("\n") + "\n")?;
+    Ok(CaseSpec {
+        session: name.to_string(),
+        point: point.into(),
+        prefix,
+        keep: 1_500,
+        target_first_kept: None,
+        later: Some(LaterJob {
+            path: full,
+            from_line: cut_line,
+        }),
+        pi_summary: None,
+        rule: FactRule::Lines {
+            needles,
+            distractors,
+        },
+    })
+}
+
 /// The cut points of a real session: the user messages nearest to 50% and 70% of its lines,
 /// and every real pi compaction followed by later lines. Prefixes are written under `work`.
 pub fn real_specs(

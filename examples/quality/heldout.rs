@@ -19,7 +19,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use super::harness::{CaseSpec, FactRule, LaterJob};
+use super::harness::{self, CaseSpec};
 
 /// Where in its output a needle sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1390,33 +1390,23 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
 /// request and one small call).
 pub fn specs(seed: u64, n: usize, work: &Path) -> Result<Vec<CaseSpec>> {
     std::fs::create_dir_all(work)?;
-    let mut out = Vec::new();
-    for i in 0..n {
-        let g = generate_one(seed, i);
-        let full = work.join(format!("{}.jsonl", g.name));
-        std::fs::write(&full, g.lines.join("\n") + "\n")?;
-        let prefix = work.join(format!("{}.prefix.jsonl", g.name));
-        std::fs::write(&prefix, g.lines[..g.cut_line].join("\n") + "\n")?;
-        out.push(CaseSpec {
-            session: g.name.clone(),
-            point: "needles".into(),
-            prefix,
-            keep: 1_500,
-            target_first_kept: None,
-            later: Some(LaterJob {
-                path: full,
-                from_line: g.cut_line,
-            }),
-            pi_summary: None,
-            rule: FactRule::Lines {
-                needles: g
-                    .needles
-                    .iter()
-                    .map(|(_, l, p)| (l.clone(), format!("{p:?}").to_lowercase()))
-                    .collect(),
-                distractors: g.distractors,
-            },
-        });
-    }
-    Ok(out)
+    (0..n)
+        .map(|i| {
+            let g = generate_one(seed, i);
+            let needles = g
+                .needles
+                .into_iter()
+                .map(|(_, l, p)| (l, format!("{p:?}").to_lowercase()))
+                .collect();
+            harness::needle_case(
+                work,
+                &g.name,
+                &g.lines,
+                g.cut_line,
+                "needles",
+                needles,
+                g.distractors,
+            )
+        })
+        .collect()
 }

@@ -38,7 +38,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::harness::{CaseSpec, FactRule, LaterJob, distinctive_iter};
+use super::harness::{self, CaseSpec, distinctive_iter};
 
 /// One generated session.
 pub struct Generated {
@@ -1684,46 +1684,25 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
     panic!("sealed: no valid session for seed {seed} index {index}");
 }
 
-fn write_lines(path: &Path, lines: &[String]) -> anyhow::Result<()> {
-    let mut s = lines.join("\n");
-    s.push('\n');
-    std::fs::write(path, s)?;
-    Ok(())
-}
-
 /// `n` sessions of the set `seed`, written under `work` (`<name>.jsonl` and
 /// `<name>.prefix.jsonl`), one case each.
 pub fn specs(seed: u64, n: usize, work: &Path) -> anyhow::Result<Vec<CaseSpec>> {
     std::fs::create_dir_all(work)?;
-    let mut v = Vec::new();
-    for i in 0..n {
-        let g = generate_one(seed, i);
-        let full = work.join(format!("{}.jsonl", g.name));
-        let prefix = work.join(format!("{}.prefix.jsonl", g.name));
-        write_lines(&full, &g.lines)?;
-        write_lines(&prefix, &g.lines[..g.cut_line])?;
-        v.push(CaseSpec {
-            session: g.name.clone(),
-            point: "sealed".into(),
-            prefix,
-            keep: 1_500,
-            target_first_kept: None,
-            later: Some(LaterJob {
-                path: full,
-                from_line: g.cut_line,
-            }),
-            pi_summary: None,
-            rule: FactRule::Lines {
-                needles: g
-                    .needles
-                    .iter()
-                    .map(|(_, l, lab)| (l.clone(), lab.clone()))
-                    .collect(),
-                distractors: g.distractors.clone(),
-            },
-        });
-    }
-    Ok(v)
+    (0..n)
+        .map(|i| {
+            let g = generate_one(seed, i);
+            let needles = g.needles.into_iter().map(|(_, l, lab)| (l, lab)).collect();
+            harness::needle_case(
+                work,
+                &g.name,
+                &g.lines,
+                g.cut_line,
+                "sealed",
+                needles,
+                g.distractors,
+            )
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
