@@ -146,60 +146,114 @@ fn heldout_needles_are_deterministic_valid_and_used_later() {
     assert_pi_loads(&files);
 }
 
-#[test]
-fn fresh_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..10).map(|i| fresh::generate_one(5, i)).collect();
-    let b: Vec<_> = (0..10).map(|i| fresh::generate_one(5, i)).collect();
-    let c = fresh::generate_one(6, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let mut labels = std::collections::HashSet::new();
-    let mut kinds = std::collections::HashSet::new();
-    for (g, h) in a.iter().zip(&b) {
-        assert_eq!(g.lines, h.lines, "same seed, same bytes");
-        assert!(
-            (3..=5).contains(&g.needles.len()),
-            "{}: 3 to 5 needles",
-            g.name
-        );
-        // Every line is JSON; entries chain by parentId from a null root.
-        let mut parent = serde_json::Value::Null;
-        for (i, l) in g.lines.iter().enumerate() {
-            let e: serde_json::Value = serde_json::from_str(l).unwrap();
-            if i == 0 {
-                assert_eq!(e["type"], "session");
-                assert_eq!(e["version"], 3);
-                continue;
-            }
-            assert_eq!(e["parentId"], parent, "{} line {i}", g.name);
-            parent = e["id"].clone();
+/// A generated needle session (the fresh, blind and sealed generators share this shape).
+struct Gen<'a> {
+    name: &'a str,
+    lines: &'a [String],
+    cut_line: usize,
+    needles: Vec<(&'a str, &'a str, &'a str)>,
+    distractors: &'a [String],
+}
+
+macro_rules! gens {
+    ($v:expr) => {
+        $v.iter()
+            .map(|g| Gen {
+                name: &g.name,
+                lines: &g.lines,
+                cut_line: g.cut_line,
+                needles: g
+                    .needles
+                    .iter()
+                    .map(|(k, l, lab)| (k.as_str(), l.as_str(), lab.as_str()))
+                    .collect(),
+                distractors: &g.distractors,
+            })
+            .collect::<Vec<Gen>>()
+    };
+}
+
+/// Every line is JSON; entries chain by parentId from a null root, with unique ids (8 hex
+/// digits when `hex_ids`). Returns the tool outputs before the cut.
+fn chain_and_outputs(g: &Gen, hex_ids: bool) -> Vec<String> {
+    let mut parent = serde_json::Value::Null;
+    let mut ids = std::collections::HashSet::new();
+    let mut outputs = Vec::new();
+    for (i, l) in g.lines.iter().enumerate() {
+        let e: serde_json::Value = serde_json::from_str(l).unwrap();
+        if i == 0 {
+            assert_eq!(e["type"], "session");
+            assert_eq!(e["version"], 3);
+            continue;
         }
-        let first: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line]).unwrap();
-        assert_eq!(
-            first["message"]["role"], "user",
-            "the later part starts with the user"
-        );
-        let body = g.lines[..g.cut_line].join("\n");
-        let later = g.lines[g.cut_line..].join("\n");
-        for (kind, line, label) in &g.needles {
-            labels.insert(label.clone());
-            kinds.insert(kind.clone());
-            let escaped = serde_json::to_string(line).unwrap();
-            let once = body.matches(escaped.trim_matches('"')).count();
-            assert_eq!(once, 1, "{kind}: the needle line is in the prefix once");
-            // Some distinctive string of the needle is used later and is nowhere else before.
-            let used = harness::distinctive_iter(line)
-                .any(|t| later.contains(t) && body.matches(t).count() == 1);
+        assert_eq!(e["parentId"], parent, "{} line {i}", g.name);
+        let id = e["id"].as_str().unwrap();
+        if hex_ids {
             assert!(
-                used,
-                "{kind}: nothing only in `{line}` is used after the cut"
+                id.len() == 8 && id.bytes().all(|c| c.is_ascii_hexdigit()),
+                "{} line {i}: 8-hex id",
+                g.name
+            );
+        }
+        assert!(ids.insert(id.to_string()), "{} line {i}: unique id", g.name);
+        parent = e["id"].clone();
+        if i < g.cut_line && e["message"]["role"] == "toolResult" {
+            outputs.push(
+                e["message"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
             );
         }
     }
-    assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
-    assert!(kinds.len() >= 8, "varied needle kinds: {kinds:?}");
-    // Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
-    let dir = temp_dir("fresh");
-    let specs = fresh::specs(5, 10, &dir).unwrap();
+    let first: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line]).unwrap();
+    assert_eq!(
+        first["message"]["role"], "user",
+        "the later part starts with the user"
+    );
+    outputs
+}
+
+/// The needle line is in the prefix once, and some distinctive string of it is used after the
+/// cut and found nowhere else before.
+fn needle_is_the_only_source(kind: &str, line: &str, body: &str, later: &str) {
+    let escaped = serde_json::to_string(line).unwrap();
+    let once = body.matches(escaped.trim_matches('"')).count();
+    assert_eq!(once, 1, "{kind}: the needle line is in the prefix once");
+    let used =
+        harness::distinctive_iter(line).any(|t| later.contains(t) && body.matches(t).count() == 1);
+    assert!(
+        used,
+        "{kind}: nothing only in `{line}` is used after the cut"
+    );
+}
+
+/// The label is the needle's place among its output's lines (head and tail: a fifth each).
+fn label_is_its_place(kind: &str, line: &str, label: &str, outputs: &[String]) {
+    let out = outputs
+        .iter()
+        .find(|o| o.lines().any(|x| x == line))
+        .expect("the needle is a line of a tool output");
+    let n = out.lines().count();
+    let at = out.lines().position(|x| x == line).unwrap();
+    let want = match (at * 5 < n, at * 5 >= 4 * n) {
+        (true, _) => "head",
+        (_, true) => "tail",
+        _ => "middle",
+    };
+    assert_eq!(label, want, "{kind}: line {at} of {n}");
+}
+
+/// The kept tail's request (three lines before the cut) is words only: no distinctive string.
+fn request_is_words_only(g: &Gen) {
+    let ask: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line - 3]).unwrap();
+    assert_eq!(ask["message"]["role"], "user");
+    let ask = ask["message"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(harness::distinctive_iter(ask).count(), 0, "{ask}");
+}
+
+/// Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
+fn pi_loads_and_needles_are_region_facts(specs: Vec<harness::CaseSpec>, gens: &[Gen]) {
     let files: Vec<PathBuf> = specs
         .iter()
         .filter_map(|s| s.later.as_ref().map(|l| l.path.clone()))
@@ -208,7 +262,7 @@ fn fresh_needles_are_deterministic_valid_and_used_later() {
     if need_oracle() {
         let (cases, skips) = harness::build_cases(specs).unwrap();
         assert!(skips.is_empty(), "{}", skips.len());
-        for (case, g) in cases.iter().zip(&a) {
+        for (case, g) in cases.iter().zip(gens) {
             assert_eq!(
                 case.facts.len(),
                 g.needles.len(),
@@ -217,6 +271,37 @@ fn fresh_needles_are_deterministic_valid_and_used_later() {
             );
         }
     }
+}
+
+#[test]
+fn fresh_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..10).map(|i| fresh::generate_one(5, i)).collect();
+    let b: Vec<_> = (0..10).map(|i| fresh::generate_one(5, i)).collect();
+    let c = fresh::generate_one(6, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
+    let mut labels = std::collections::HashSet::new();
+    let mut kinds = std::collections::HashSet::new();
+    for (g, h) in gens.iter().zip(&b) {
+        assert_eq!(g.lines, h.lines, "same seed, same bytes");
+        assert!(
+            (3..=5).contains(&g.needles.len()),
+            "{}: 3 to 5 needles",
+            g.name
+        );
+        chain_and_outputs(g, false);
+        let body = g.lines[..g.cut_line].join("\n");
+        let later = g.lines[g.cut_line..].join("\n");
+        for &(kind, line, label) in &g.needles {
+            labels.insert(label);
+            kinds.insert(kind);
+            needle_is_the_only_source(kind, line, &body, &later);
+        }
+    }
+    assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
+    assert!(kinds.len() >= 8, "varied needle kinds: {kinds:?}");
+    let specs = fresh::specs(5, 10, &temp_dir("fresh")).unwrap();
+    pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
 #[test]
@@ -225,108 +310,35 @@ fn blind_needles_are_deterministic_valid_and_used_later() {
     let b: Vec<_> = (0..12).map(|i| blind::generate_one(5, i)).collect();
     let c = blind::generate_one(6, 0);
     assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
     let mut labels = std::collections::HashSet::new();
     let mut kinds = std::collections::HashSet::new();
-    for (g, h) in a.iter().zip(&b) {
+    for (g, h) in gens.iter().zip(&b) {
         assert_eq!(g.lines, h.lines, "same seed, same bytes");
         assert!(
             (3..=5).contains(&g.needles.len()),
             "{}: 3 to 5 needles",
             g.name
         );
-        // Every line is JSON; entries chain by parentId from a null root, with unique ids.
-        let mut parent = serde_json::Value::Null;
-        let mut ids = std::collections::HashSet::new();
-        let mut outputs = Vec::new();
-        for (i, l) in g.lines.iter().enumerate() {
-            let e: serde_json::Value = serde_json::from_str(l).unwrap();
-            if i == 0 {
-                assert_eq!(e["type"], "session");
-                assert_eq!(e["version"], 3);
-                continue;
-            }
-            assert_eq!(e["parentId"], parent, "{} line {i}", g.name);
-            assert!(
-                ids.insert(e["id"].clone()),
-                "{} line {i}: unique id",
-                g.name
-            );
-            parent = e["id"].clone();
-            if i < g.cut_line && e["message"]["role"] == "toolResult" {
-                outputs.push(
-                    e["message"]["content"][0]["text"]
-                        .as_str()
-                        .unwrap()
-                        .to_string(),
-                );
-            }
-        }
-        let first: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line]).unwrap();
-        assert_eq!(
-            first["message"]["role"], "user",
-            "the later part starts with the user"
-        );
-        // The kept tail's request is words only: no distinctive string at all.
-        let ask: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line - 3]).unwrap();
-        assert_eq!(ask["message"]["role"], "user");
-        let ask = ask["message"]["content"][0]["text"].as_str().unwrap();
-        assert_eq!(harness::distinctive_iter(ask).count(), 0, "{ask}");
+        let outputs = chain_and_outputs(g, false);
+        request_is_words_only(g);
         let body = g.lines[..g.cut_line].join("\n");
         let later = g.lines[g.cut_line..].join("\n");
-        for (kind, line, label) in &g.needles {
-            labels.insert(label.clone());
-            kinds.insert(kind.clone());
-            let escaped = serde_json::to_string(line).unwrap();
-            let once = body.matches(escaped.trim_matches('"')).count();
-            assert_eq!(once, 1, "{kind}: the needle line is in the prefix once");
-            // Some distinctive string of the needle is used later and is nowhere else before.
-            let used = harness::distinctive_iter(line)
-                .any(|t| later.contains(t) && body.matches(t).count() == 1);
-            assert!(
-                used,
-                "{kind}: nothing only in `{line}` is used after the cut"
-            );
-            // The label is the needle's place among its output's lines.
-            let out = outputs
-                .iter()
-                .find(|o| o.lines().any(|x| x == line))
-                .expect("the needle is a line of a tool output");
-            let n = out.lines().count();
-            let at = out.lines().position(|x| x == line).unwrap();
-            let want = match (at * 5 < n, at * 5 >= 4 * n) {
-                (true, _) => "head",
-                (_, true) => "tail",
-                _ => "middle",
-            };
-            assert_eq!(label, want, "{kind}: line {at} of {n}");
+        for &(kind, line, label) in &g.needles {
+            labels.insert(label);
+            kinds.insert(kind);
+            needle_is_the_only_source(kind, line, &body, &later);
+            label_is_its_place(kind, line, label, &outputs);
         }
-        for d in &g.distractors {
+        for d in g.distractors {
             assert!(body.contains(serde_json::to_string(d).unwrap().trim_matches('"')));
-            assert!(!g.needles.iter().any(|(_, l, _)| l == d));
+            assert!(!g.needles.iter().any(|&(_, l, _)| l == d));
         }
     }
     assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
     assert!(kinds.len() >= 10, "varied needle kinds: {kinds:?}");
-    // Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
-    let dir = temp_dir("blind");
-    let specs = blind::specs(5, 12, &dir).unwrap();
-    let files: Vec<PathBuf> = specs
-        .iter()
-        .filter_map(|s| s.later.as_ref().map(|l| l.path.clone()))
-        .collect();
-    assert_pi_loads(&files);
-    if need_oracle() {
-        let (cases, skips) = harness::build_cases(specs).unwrap();
-        assert!(skips.is_empty(), "{}", skips.len());
-        for (case, g) in cases.iter().zip(&a) {
-            assert_eq!(
-                case.facts.len(),
-                g.needles.len(),
-                "{}: needles in the region",
-                g.name
-            );
-        }
-    }
+    let specs = blind::specs(5, 12, &temp_dir("blind")).unwrap();
+    pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
 #[test]
@@ -335,9 +347,10 @@ fn sealed_needles_are_deterministic_valid_and_used_later() {
     let b: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
     let c = sealed::generate_one(4, 0);
     assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
     let mut labels = std::collections::HashSet::new();
     let mut kinds = std::collections::HashSet::new();
-    for (g, h) in a.iter().zip(&b) {
+    for (g, h) in gens.iter().zip(&b) {
         assert_eq!(g.lines, h.lines, "same seed, same bytes");
         assert!(
             (3..=5).contains(&g.needles.len()),
@@ -349,48 +362,10 @@ fn sealed_needles_are_deterministic_valid_and_used_later() {
             "{}: 2 to 4 distractors a needle",
             g.name
         );
-        // Every line is JSON; entries chain by parentId from a null root, with unique ids.
-        let mut parent = serde_json::Value::Null;
-        let mut ids = std::collections::HashSet::new();
-        let mut outputs = Vec::new();
-        let mut calls = 0;
-        for (i, l) in g.lines.iter().enumerate() {
-            let e: serde_json::Value = serde_json::from_str(l).unwrap();
-            if i == 0 {
-                assert_eq!(e["type"], "session");
-                assert_eq!(e["version"], 3);
-                continue;
-            }
-            assert_eq!(e["parentId"], parent, "{} line {i}", g.name);
-            let id = e["id"].as_str().unwrap();
-            assert!(
-                id.len() == 8 && id.bytes().all(|c| c.is_ascii_hexdigit()),
-                "{} line {i}: 8-hex id",
-                g.name
-            );
-            assert!(ids.insert(id.to_string()), "{} line {i}: unique id", g.name);
-            parent = e["id"].clone();
-            if i < g.cut_line && e["message"]["role"] == "toolResult" {
-                calls += 1;
-                outputs.push(
-                    e["message"]["content"][0]["text"]
-                        .as_str()
-                        .unwrap()
-                        .to_string(),
-                );
-            }
-        }
+        let outputs = chain_and_outputs(g, true);
+        let calls = outputs.len();
         assert!((8..=16).contains(&calls), "{}: {calls} tool calls", g.name);
-        let first: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line]).unwrap();
-        assert_eq!(
-            first["message"]["role"], "user",
-            "the later part starts with the user"
-        );
-        // The kept tail's request is words only: no distinctive string at all.
-        let ask: serde_json::Value = serde_json::from_str(&g.lines[g.cut_line - 3]).unwrap();
-        assert_eq!(ask["message"]["role"], "user");
-        let ask = ask["message"]["content"][0]["text"].as_str().unwrap();
-        assert_eq!(harness::distinctive_iter(ask).count(), 0, "{ask}");
+        request_is_words_only(g);
         // The last large output alone is over 1,500 tokens, so the needles are all before the cut.
         let last = outputs.iter().rev().nth(1).unwrap();
         assert!(
@@ -400,36 +375,15 @@ fn sealed_needles_are_deterministic_valid_and_used_later() {
         );
         let body = g.lines[..g.cut_line].join("\n");
         let later = g.lines[g.cut_line..].join("\n");
-        for (kind, line, label) in &g.needles {
-            labels.insert(label.clone());
-            kinds.insert(kind.clone());
-            let escaped = serde_json::to_string(line).unwrap();
-            let once = body.matches(escaped.trim_matches('"')).count();
-            assert_eq!(once, 1, "{kind}: the needle line is in the prefix once");
-            // Some distinctive string of the needle is used later and is nowhere else before.
-            let used = harness::distinctive_iter(line)
-                .any(|t| later.contains(t) && body.matches(t).count() == 1);
-            assert!(
-                used,
-                "{kind}: nothing only in `{line}` is used after the cut"
-            );
-            // The label is the needle's place among its output's lines.
-            let out = outputs
-                .iter()
-                .find(|o| o.lines().any(|x| x == line))
-                .expect("the needle is a line of a tool output");
-            let n = out.lines().count();
-            let at = out.lines().position(|x| x == line).unwrap();
-            let want = match (at * 5 < n, at * 5 >= 4 * n) {
-                (true, _) => "head",
-                (_, true) => "tail",
-                _ => "middle",
-            };
-            assert_eq!(label, want, "{kind}: line {at} of {n}");
+        for &(kind, line, label) in &g.needles {
+            labels.insert(label);
+            kinds.insert(kind);
+            needle_is_the_only_source(kind, line, &body, &later);
+            label_is_its_place(kind, line, label, &outputs);
         }
-        for d in &g.distractors {
+        for d in g.distractors {
             assert!(body.contains(serde_json::to_string(d).unwrap().trim_matches('"')));
-            assert!(!g.needles.iter().any(|(_, l, _)| l == d));
+            assert!(!g.needles.iter().any(|&(_, l, _)| l == d));
             // Nothing only a distractor holds is used later.
             assert!(
                 !harness::distinctive_iter(d)
@@ -441,26 +395,8 @@ fn sealed_needles_are_deterministic_valid_and_used_later() {
     }
     assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
     assert!(kinds.len() >= 10, "varied needle kinds: {kinds:?}");
-    // Real pi loads the sessions, and with keepRecentTokens 1,500 every needle is in the region.
-    let dir = temp_dir("sealed");
-    let specs = sealed::specs(3, 12, &dir).unwrap();
-    let files: Vec<PathBuf> = specs
-        .iter()
-        .filter_map(|s| s.later.as_ref().map(|l| l.path.clone()))
-        .collect();
-    assert_pi_loads(&files);
-    if need_oracle() {
-        let (cases, skips) = harness::build_cases(specs).unwrap();
-        assert!(skips.is_empty(), "{}", skips.len());
-        for (case, g) in cases.iter().zip(&a) {
-            assert_eq!(
-                case.facts.len(),
-                g.needles.len(),
-                "{}: needles in the region",
-                g.name
-            );
-        }
-    }
+    let specs = sealed::specs(3, 12, &temp_dir("sealed")).unwrap();
+    pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
 #[test]
