@@ -589,16 +589,27 @@ pub fn finish(
     let base = ctx.cands.clone();
     let mut li = li;
     let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
-    // Room the lines did not need — left over, or taken by plain lines chosen only because room
-    // was left, at budgets without head/tail worth — goes to a richer level's prose and pins.
-    if w.pos_gain == 0.0 && li > 0 {
+    // Room the lines did not need — left over (every line fits), or taken by plain lines chosen
+    // only because room was left at budgets without head/tail worth (with it, a plain line may
+    // be kept for its place) — goes to a richer level's prose and pins, as long as it lasts.
+    for _ in 0..3 {
+        if li == 0 {
+            break;
+        }
         let unused = budget.saturating_sub(ctx.measure(&LEVELS[li], &sel));
-        let room = crate::jscompat::tokens_from_chars(filler_chars(&feats, &sel) as u64) + unused;
+        let filler = if w.pos_gain == 0.0 {
+            crate::jscompat::tokens_from_chars(filler_chars(&feats, &sel) as u64)
+        } else {
+            0
+        };
+        let room = filler + unused;
         if room >= budget / 20
             && let Some(j) = (0..li).find(|&j| sizes[j] <= sizes[li] + room * 9 / 10)
         {
             li = j;
             (sel, line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
+        } else {
+            break;
         }
     }
     let level = LEVELS[li];

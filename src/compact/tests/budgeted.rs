@@ -611,6 +611,50 @@ fn room_the_lines_do_not_need_goes_to_the_prose() {
 }
 
 #[test]
+fn at_a_generous_budget_room_the_lines_leave_goes_to_the_prose() {
+    // Long assistant text and small outputs: at 60% every output line fits with room to spare,
+    // and that room keeps the assistant's words instead of cutting them to nothing.
+    let mut msgs: Vec<Value> = Vec::new();
+    for t in 0..40 {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("Step {t}: go on.")}],"timestamp":1}));
+        let text = format!(
+            "The orange parrot {t} flies at noon. {}{}",
+            "I looked at the module and its callers once more. ".repeat(6),
+            "Next I will check the tests around it. ".repeat(12)
+        );
+        let id = format!("c{t}");
+        msgs.push(
+            json!({"role":"assistant","content":[{"type":"text","text":text},{"type":"toolCall","id":id,"name":"bash","arguments":{"command":format!("ls src/part_{t}")}}],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}),
+        );
+        let out: String = (0..6)
+            .map(|i| format!("src/part_{t}/file_{i}.rs\n"))
+            .collect();
+        msgs.push(
+            json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":out}],"isError":false,"timestamp":3}),
+        );
+    }
+    let (l, dir) = load_lines(
+        "generous",
+        &linked("generous-session", "/nonexistent/generous", msgs),
+    );
+    let plan = budget_plan(&l, ratio(0.6));
+    let b = plan.budget.clone().unwrap();
+    assert!(b.achieved <= b.tokens, "{b:?}");
+    assert_eq!(b.lines_kept, b.lines_total, "{b:?}");
+    assert!(
+        !b.shrunk
+            .iter()
+            .any(|s| s.contains("assistant text left out")),
+        "{b:?}"
+    );
+    assert!(
+        plan.summary.contains("The orange parrot 3 flies at noon."),
+        "{b:?}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
 fn the_smallest_budgets_cut_the_title_to_its_name() {
     let (l, dir) = budget_loaded("tiny", 40);
     let plan = budget_plan(
