@@ -19,8 +19,8 @@
 //!
 //! Options: `--seed N` (1), `--sessions N` (24), `--min BYTES` (1000), `--max BYTES` (200000),
 //! `--out DIR` (target/needles/seed-N), `--scores LABEL=DIR` (repeatable), `--json FILE`
-//! (results as JSON), `--detail` (per-fact lines for our run), `--ratio R|none` (0.10: the
-//! budget `pi-shake compact` works to by default; `none`: the threshold path, heuristic-v2).
+//! (results as JSON), `--detail` (per-fact lines for our run), `--ratio R|none` (default: the
+//! budget `pi-shake compact` works to by default, 0.15; `none`: the threshold path, heuristic-v2).
 
 #![allow(
     clippy::unwrap_used,
@@ -49,7 +49,7 @@ struct Args {
     scores: Vec<(String, PathBuf)>,
     json: Option<PathBuf>,
     detail: bool,
-    /// `--ratio R` (default 0.10, the CLI's default) or `--ratio none` (the threshold path).
+    /// `--ratio R` (default: the CLI's, `DEFAULT_RATIO`) or `--ratio none` (the threshold path).
     ratio: Option<f64>,
 }
 
@@ -65,7 +65,7 @@ fn parse() -> Result<Args> {
         scores: Vec::new(),
         json: None,
         detail: false,
-        ratio: Some(0.10),
+        ratio: Some(pi_shake::compact::fit::DEFAULT_RATIO),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {

@@ -184,7 +184,7 @@ pub struct CompactArgs {
     /// Keep threshold for both scores, 0–1 (inclusive)
     #[arg(long, default_value_t = 0.5, value_parser = parse_unit, allow_negative_numbers = true)]
     pub threshold: f64,
-    /// Summary budget as a share of the region it replaces, 0 < R ≤ 1 (offline default 0.10)
+    /// Summary budget as a share of the region it replaces, 0 < R ≤ 1 (offline default 0.15)
     #[arg(long, value_name = "R")]
     pub target_ratio: Option<f64>,
     /// Summary budget in tokens (with --target-ratio: the smaller of the two)

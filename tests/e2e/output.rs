@@ -733,10 +733,10 @@ fn json_compact_budget() {
     let r = w.run(&["compact", "--json", "--dry-run", "long-session.jsonl"]);
     let d: CompactDoc = parse(&r);
     let b = d.budget.expect("the offline default has a budget");
-    assert_eq!(b.target_ratio, Some(0.10));
+    assert_eq!(b.target_ratio, Some(0.15));
     assert_eq!(b.max_summary_tokens, None);
     assert_eq!(b.source, "built-in default");
-    assert_eq!(b.tokens, d.sizes.region_before / 10);
+    assert_eq!(b.tokens, d.sizes.region_before * 15 / 100);
     assert_eq!(b.achieved, d.sizes.region_after);
     assert!(
         b.achieved <= b.tokens && b.achieved * 100 >= b.tokens * 95,

@@ -104,7 +104,7 @@ pub const GENEROUS_FULL_AT: f64 = 0.3;
 /// The shrink steps (levels past the richest).
 pub const SHRINK_STEPS: usize = LEVELS.len() - 1;
 /// The default target ratio (README "Compaction quality" explains the choice).
-pub const DEFAULT_RATIO: f64 = 0.10;
+pub const DEFAULT_RATIO: f64 = 0.15;
 
 /// What later pairs tell about a pair (for its factor).
 #[derive(Clone, Debug, Default)]
