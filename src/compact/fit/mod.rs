@@ -5,11 +5,12 @@
 //! The skeleton — title, keep-windows of user and assistant text, pins, aggregated drop lines
 //! — is rendered at the richest `LEVELS` entry whose size is at most [`SKELETON_SHARE`] of the
 //! budget (past level 5 [`PROSE_SHARE`], see there; else the one with the smallest skeleton;
-//! and a richer one when, below head/tail budgets, the selected lines leave room unused or to
+//! and a richer one when the selected lines leave room unused, or, below head/tail budgets, to
 //! filler — lines without a distinctive string or an error word);
 //! the rest of the budget goes to the lines with the most value per char: the region's tool
 //! outputs and, when the previous summary is pi-shake's own, its blocks ([`super::carried`])
-//! alike (another tool's carried summary is part of the skeleton, cut to a share by level).
+//! alike (another tool's carried summary is part of the skeleton, cut to a share by level). The
+//! value model's weights depend on the budget's share of the region ([`weights_at`]).
 //! Levels shrink in this stated order, each keeping the previous ones' cuts:
 //!
 //! 1. assistant text to 800/300-char windows, the short title, another tool's carried summary
@@ -63,44 +64,6 @@ pub const PROSE_SHARE: f64 = 0.15;
 pub const THIN_SHARE: f64 = 0.25;
 /// Budgets below this share of the region mark cut lines with a bare `[…]`.
 pub const BARE_MARKERS_BELOW: f64 = 0.2;
-/// From a budget of this share of the region on, an output's head and tail lines gain worth,
-/// growing to [`POS_GAIN_PER_RATIO`] × the ratio at [`GENEROUS_FULL_AT`] (a budget of 30% makes
-/// a head/tail line worth about 2.4 distinctive strings; [`generous_weights`]). Chosen on the tuning curve (README "Compaction quality"): at 30% it
-/// lifts the needles of every generator and leaves the real sessions about where they were; at
-/// 10% it cost the real sessions 0.05, so smaller budgets do without it. The gain was 15 until
-/// the pair decay rose to [`GENEROUS_PAIR_DECAY`]; with it, 4 / 6 / 8 / 15 / 25 kept 808 / 804 /
-/// 799 / 793 / 793 of the real sessions' 817 facts and 110 / 112 / 113 / 113 / 113 held-out,
-/// 108 / 108 / 109 / 108 / 106 fresh and 51 / 54 / 54 / 55 / 55 blind needles.
-pub const HEAD_TAIL_FROM: f64 = 0.2;
-pub const POS_GAIN_PER_RATIO: f32 = 8.0;
-/// From the same budget on, a pair's lines decay faster with what it already gave (see
-/// [`budget::PAIR_DECAY`]): with room for much, spreading it over the outputs keeps more of what
-/// any one of them may hold. At 30%, decays 0.15 / 0.3 / 0.5 / 0.8 / 1.2 kept 797 / 795 / 793 /
-/// 785 / 774 real facts of 817, 109 / 110 / 113 / 111 / 105 `heldout.rs` needles of 124, 106 / 107
-/// / 108 / 105 / 104 fresh of 118, 44 / 50 / 55 / 60 / 65 blind of 127.
-pub const GENEROUS_PAIR_DECAY: f32 = 0.5;
-/// With head and tail worth something, the windows are an output's first and last
-/// `HEAD_TAIL_PER_RATIO` × the ratio of its lines (10% at a budget of 30%) when that is more
-/// than 3 and 5 lines. Tuning curve at 30% (README "Compaction quality"; a fixed 5% before):
-/// of 1/6, 1/4 and 1/3, 1/3 kept the most needles of both generators (held-out 102 / 104 / 109
-/// of 124, fresh 93 / 100 / 105 of 118) for 13 of the real sessions' 817 facts (810 / 803 /
-/// 797); the head+tail baseline keeps about 15% at each end there.
-pub const HEAD_TAIL_PER_RATIO: f32 = 1.0 / 3.0;
-/// From the same budget on, lines are ranked by value ÷ cost^0.8 instead of value per char
-/// ([`Weights::cost_exp`]). Tuning curve: at 0.30 the real sessions stay (771 → 769 of 810
-/// facts) and the tuning needles go 94.3% → 96.6%; at 0.10 it cost the real sessions 22 facts
-/// (630 → 608 at all 16 points; 0.9: 622) though the needles gained 11 points, so smaller
-/// budgets rank per char.
-pub const GENEROUS_COST_EXP: f64 = 0.8;
-/// The generous weights (head/tail worth and windows, the faster pair decay, the cost
-/// exponent) grow from nothing at [`HEAD_TAIL_FROM`] to full strength at this budget. Switched
-/// on at once, they made the real sessions keep fewer facts at 25% than at 20% or 30% (278 of
-/// 312 at the 13 cut points, against 297 and 296): position took room the lines that matter
-/// there still needed. Ramped over 20–30%: 302 / 300 / 296 / 296 at 22 / 25 / 27 / 30%, the
-/// same as before from 30% on (needles at 25%: `heldout.rs` 106 → 98, `fresh.rs` 105 → 95,
-/// `blind.rs` 45 → 35). Over 20–40% the real sessions kept 307 at 30% but the needles there
-/// fell back to 102 / 95 / 39 (from 113 / 109 / 54).
-pub const GENEROUS_FULL_AT: f64 = 0.3;
 /// The shrink steps (levels past the richest).
 pub const SHRINK_STEPS: usize = LEVELS.len() - 1;
 /// The default target ratio (README "Compaction quality" explains the choice).
@@ -524,26 +487,6 @@ fn filler_chars(feats: &[Option<&budget::OutFeat>], sel: &[Vec<u32>]) -> usize {
     c
 }
 
-/// The selection's weights at a budget of `ratio` of the region: the defaults below
-/// [`HEAD_TAIL_FROM`], the generous ones from [`GENEROUS_FULL_AT`] on, and a linear blend
-/// between (no step in the retention curve where they start).
-pub fn generous_weights(ratio: f64) -> Weights {
-    let d = Weights::default();
-    let t = ((ratio - HEAD_TAIL_FROM) / (GENEROUS_FULL_AT - HEAD_TAIL_FROM)).clamp(0.0, 1.0);
-    if t == 0.0 {
-        return d;
-    }
-    let r = ratio.min(0.5) as f32;
-    let tf = t as f32;
-    Weights {
-        pos_gain: tf * POS_GAIN_PER_RATIO * r,
-        ht_frac: tf * HEAD_TAIL_PER_RATIO * r,
-        cost_exp: 1.0 - t * (1.0 - GENEROUS_COST_EXP),
-        pair_decay: d.pair_decay + tf * (GENEROUS_PAIR_DECAY - d.pair_decay),
-        ..d
-    }
-}
-
 /// Steps 5–6 under a budget: choose the level, select lines, render, verify the size.
 pub fn finish(
     prep: Prepared,
@@ -604,7 +547,7 @@ pub fn finish(
         .map(Option::as_ref)
         .chain(prep.carried.iter().flat_map(|c| c.feats().map(Some)))
         .collect();
-    let w = generous_weights(ratio);
+    let w = weights_at(ratio);
     let base = ctx.cands.clone();
     let mut li = li;
     let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
@@ -804,7 +747,9 @@ pub fn finish(
 }
 
 mod levels;
+mod weights;
 use levels::*;
+pub use weights::*;
 
 #[cfg(test)]
 mod level_tests {
@@ -834,48 +779,5 @@ mod level_tests {
         let s = sizes(&[(12, 600), (last, 100)]);
         assert_eq!(level_for(&s, 1_000), 12);
         assert_eq!(level_for(&s, 500), last);
-    }
-}
-
-#[cfg(test)]
-mod weight_tests {
-    use super::*;
-
-    #[test]
-    fn generous_weights_grow_from_twenty_to_thirty_percent() {
-        let d = Weights::default();
-        let at = |r: f64| generous_weights(r);
-        // Below 20%: the defaults, position worth nothing.
-        for r in [0.01, 0.1, 0.19, HEAD_TAIL_FROM] {
-            let w = at(r);
-            assert_eq!(w.pos_gain, 0.0, "{r}");
-            assert_eq!(w.ht_frac, 0.0, "{r}");
-            assert_eq!(w.pair_decay, d.pair_decay, "{r}");
-            assert_eq!(w.cost_exp, 1.0, "{r}");
-        }
-        // From 30%: full strength.
-        let full = at(0.3);
-        assert!((full.pos_gain - POS_GAIN_PER_RATIO * 0.3).abs() < 1e-6);
-        assert!((full.ht_frac - HEAD_TAIL_PER_RATIO * 0.3).abs() < 1e-6);
-        assert_eq!(full.pair_decay, GENEROUS_PAIR_DECAY);
-        assert!((full.cost_exp - GENEROUS_COST_EXP).abs() < 1e-9);
-        // Between: every knob moves one way, no step.
-        let mut prev = at(HEAD_TAIL_FROM);
-        for k in 1..=20 {
-            let r = HEAD_TAIL_FROM + (GENEROUS_FULL_AT - HEAD_TAIL_FROM) * f64::from(k) / 20.0;
-            let w = at(r);
-            assert!(
-                w.pos_gain > prev.pos_gain && w.pos_gain - prev.pos_gain < 0.3,
-                "{r}"
-            );
-            assert!(w.ht_frac > prev.ht_frac, "{r}");
-            assert!(w.pair_decay > prev.pair_decay, "{r}");
-            assert!(w.cost_exp < prev.cost_exp, "{r}");
-            prev = w;
-        }
-        // Halfway, half the decay's rise.
-        let mid = at((HEAD_TAIL_FROM + GENEROUS_FULL_AT) / 2.0);
-        let want = (d.pair_decay + GENEROUS_PAIR_DECAY) / 2.0;
-        assert!((mid.pair_decay - want).abs() < 1e-6, "{}", mid.pair_decay);
     }
 }
