@@ -320,6 +320,10 @@ pub fn select(
     let rich = Model::rich;
     let mut left = budget;
     for round in 0..2 {
+        if left < 1.0 {
+            // Nothing more fits: no queues to build.
+            break;
+        }
         let kind = |u: &Unit| rich(u) == (round == 0);
         // Lazy greedy on two levels: each pair keeps its own queue of units keyed by their
         // value per cost when last valued (an upper bound: values only fall as strings get
