@@ -161,7 +161,7 @@ pub struct OutFeat {
     pub lines: u32,
     pub units: Vec<Unit>,
     /// String ids (indexes into [`Extractor::table`]).
-    pub strs: Vec<u32>,
+    pub strs: StrIds,
     /// Longest run of backticks (for the fence).
     pub ticks: u32,
     /// Estimated request tokens of its question windows (set by the reader in lite mode).
@@ -577,7 +577,7 @@ impl Extractor {
                         info.df = info.df.saturating_add(1);
                     }
                     // A unit lists each string once (its worth counts it once anyway).
-                    if !f.strs[s0 as usize..].contains(&id) {
+                    if !f.strs.ids_from(s0 as usize).any(|x| x == id) {
                         f.strs.push(id);
                     }
                 }
@@ -603,7 +603,7 @@ impl Extractor {
                             });
                             self.table.len() as u32 - 1
                         });
-                        if f.strs[q0..].contains(&id) {
+                        if f.strs.ids_from(q0).any(|x| x == id) {
                             continue;
                         }
                         let info = &mut self.table[id as usize];
@@ -715,8 +715,10 @@ pub struct BudgetReport {
     pub shrunk: Vec<String>,
 }
 
+mod ids;
 mod lines;
 mod select;
+pub use ids::*;
 pub use lines::*;
 pub use select::*;
 

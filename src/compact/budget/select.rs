@@ -232,7 +232,7 @@ impl<'a> Model<'a> {
         // A unit lists each string once.
         let mut sv = 0.0;
         let (mut fk, mut fs) = (0u32, 0.0f32);
-        for &h in &f.strs[u.strs()] {
+        for h in f.strs.ids(u.strs()) {
             sv += worth.get(h as usize).copied().unwrap_or(0.0);
             if let Some(&r) = self.focus.get(h as usize)
                 && r > 0.0
@@ -394,7 +394,7 @@ pub fn select(
                 left -= c;
                 got[p] += m.value(p, &f.units[ui], f, &worth);
                 chosen[p][ui] = true;
-                for &h in &f.strs[f.units[ui].strs()] {
+                for h in f.strs.ids(f.units[ui].strs()) {
                     if let Some(c) = worth.get_mut(h as usize) {
                         *c = 0.0;
                     }

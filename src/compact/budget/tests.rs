@@ -389,7 +389,7 @@ fn reference_select(
             got[p] += m.value(p, &f.units[ui], f, &worth);
             chosen[p][ui] = true;
             open[p] = true;
-            for &h in &f.strs[f.units[ui].strs()] {
+            for h in f.strs.ids(f.units[ui].strs()) {
                 worth[h as usize] = 0.0;
             }
         }
