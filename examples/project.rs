@@ -44,7 +44,7 @@ fn main() -> anyhow::Result<()> {
     // Per-role totals of pi's per-message estimates.
     let mut by_role: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
     for (_, m) in p.messages() {
-        let e = by_role.entry(m.role.as_str()).or_default();
+        let e = by_role.entry(&*m.role).or_default();
         e.0 += 1;
         e.1 += m.tokens0();
     }

@@ -7,6 +7,7 @@
 //! context entries winning, `null` edits hiding any entry, `{content}` edits swapping content of
 //! user/assistant/toolResult/custom messages only. Pure: no I/O.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::session::{
@@ -17,8 +18,9 @@ use crate::tree::Tree;
 /// One projected message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PMsg {
-    /// pi's role name (`user`, `toolResult`, `compactionSummary`, …; whatever a file says).
-    pub role: String,
+    /// pi's role name (`user`, `toolResult`, `compactionSummary`, …; whatever a file says;
+    /// pi's own names are not copied: a big session projects hundreds of thousands).
+    pub role: Cow<'static, str>,
     /// The role as pi knows it (`Role::Other` for any other name).
     pub kind: Role,
     /// pi's `estimateTokens` (None: pi's estimator would throw on this message).
@@ -95,11 +97,13 @@ impl Projection {
         for (pos, &i) in context_entries.iter().enumerate() {
             let e = &s.entries[i];
             let edit = e.id.as_ref().and_then(|id| p.edits.get(id)).copied();
-            let messages = if matches!(e.body, Body::Compaction { .. }) && pos > 0 {
+            let mut messages = if matches!(e.body, Body::Compaction { .. }) && pos > 0 {
                 Vec::new()
             } else {
                 project_entry(e, edit.map(|j| &s.entries[j]), &mut p.problems)
             };
+            // Most entries project to one message; the vector was built for four.
+            messages.shrink_to_fit();
             p.entries.push(PEntry {
                 idx: i,
                 edit,
@@ -178,9 +182,14 @@ fn context_entries(s: &Session, path: &[usize], compaction: &mut Option<usize>) 
 }
 
 fn pmsg(role: &str, tokens: Option<u64>, usage: Option<f64>, replaced: bool) -> PMsg {
+    let kind = Role::parse_str(role);
     PMsg {
-        role: role.to_string(),
-        kind: Role::parse_str(role),
+        role: if kind == Role::Other {
+            Cow::Owned(role.to_string())
+        } else {
+            Cow::Borrowed(kind.as_str())
+        },
+        kind,
         tokens,
         usage,
         replaced,

@@ -62,7 +62,13 @@ fn build(entries: &[Value]) -> (Session, Projection) {
 /// (source id, role, tokens) of every projected message.
 fn view(s: &Session, p: &Projection) -> Vec<(String, String, Option<u64>)> {
     p.messages()
-        .map(|(i, m)| (s.entries[i].id_str().to_string(), m.role.clone(), m.tokens))
+        .map(|(i, m)| {
+            (
+                s.entries[i].id_str().to_string(),
+                m.role.to_string(),
+                m.tokens,
+            )
+        })
         .collect()
 }
 

@@ -61,7 +61,7 @@ pub struct BranchOut {
 #[serde(rename_all = "camelCase")]
 pub struct ProjRow {
     pub entry_id: String,
-    pub role: String,
+    pub role: std::borrow::Cow<'static, str>,
     pub tokens: Option<u64>,
 }
 
