@@ -205,7 +205,7 @@ pub fn plan_many(
         // Stats of the content the model sees now.
         let (role, stats) = match &e.body {
             Body::Message(m) => (m.role.unwrap_or(Role::Other), &m.content),
-            Body::CustomMessage { content, .. } => (Role::Custom, content),
+            Body::CustomMessage { content, .. } => (Role::Custom, &**content),
             _ => continue,
         };
         let stats = match current_from_edit {
@@ -335,7 +335,7 @@ pub fn plan_many(
             plans[k].folds.push(PlannedFold {
                 target: pe.idx,
                 target_id: e.id_str().to_string(),
-                tool: tool.clone(),
+                tool: tool.as_deref().map(str::to_string),
                 content,
                 folds,
                 base,

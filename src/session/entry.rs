@@ -200,20 +200,21 @@ pub struct SystemInfo {
     pub tools_removed: Vec<String>,
 }
 
-/// A projected-message source: role, estimate inputs and a few facts the planners use.
+/// A projected-message source: role, estimate inputs and a few facts the planners use. (Its
+/// strings are boxed slices: a session of many small messages holds one of these per entry.)
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Msg {
     pub role_name: Cow<'static, str>,
     pub role: Option<Role>,
     pub content: ContentStats,
     /// `stopReason` (assistants).
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<Box<str>>,
     /// `calculateContextTokens(usage)` when usage is present (NaN if it would be NaN in JS).
     pub usage_tokens: Option<f64>,
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    pub tool_call_id: Option<String>,
-    pub tool_name: Option<String>,
+    pub provider: Option<Box<str>>,
+    pub model: Option<Box<str>>,
+    pub tool_call_id: Option<Box<str>>,
+    pub tool_name: Option<Box<str>>,
     pub is_error: bool,
     /// bashExecution `command.length + output.length` (None when a field is missing: pi throws).
     pub bash_chars: Option<u64>,
@@ -279,7 +280,7 @@ pub enum Replacement {
     /// `replacement: null`: the target projects to nothing.
     Omit,
     /// `{content}`: the content that replaces the target's.
-    Content(ContentStats),
+    Content(Box<ContentStats>),
     /// Missing, `{}`, a bare array…: pi's projection throws on it.
     Invalid,
 }
@@ -290,7 +291,8 @@ pub enum Body {
     Message(Box<Msg>),
     CustomMessage {
         custom_type: Option<String>,
-        content: ContentStats,
+        /// Boxed, as a `context_edit`'s content: every entry is as large as the largest body.
+        content: Box<ContentStats>,
     },
     Compaction {
         /// UTF-16 length of `summary` (None: missing or not a string).
@@ -347,6 +349,9 @@ pub struct Entry {
     pub timestamp_ms: Option<i64>,
     pub body: Body,
 }
+
+// One per line of a session (330,000 per 100 MB of small entries): keep it from growing.
+const _: () = assert!(std::mem::size_of::<Entry>() <= 168 && std::mem::size_of::<Msg>() <= 264);
 
 impl Entry {
     /// The message, for `message` entries.

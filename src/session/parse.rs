@@ -72,7 +72,7 @@ fn parse_replacement(raw: Option<&RawValue>) -> Replacement {
     }
     match serde_json::from_str::<RawReplacement>(text) {
         Ok(RawReplacement { content: Some(c) }) if !c.is_weird && !c.is_null => {
-            Replacement::Content(c)
+            Replacement::Content(Box::new(c))
         }
         _ => Replacement::Invalid,
     }
@@ -340,10 +340,10 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
         },
         "custom_message" => Body::CustomMessage {
             custom_type: raw.custom_type,
-            content: raw.content.unwrap_or(ContentStats {
+            content: Box::new(raw.content.unwrap_or(ContentStats {
                 is_null: true,
                 ..Default::default()
-            }),
+            })),
         },
         "compaction" => Body::Compaction {
             summary_len: raw.summary.map(|s| s.0 as u64),
