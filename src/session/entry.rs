@@ -145,8 +145,8 @@ pub struct ContentStats {
 /// A tool call's id and name (pairing results with calls).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallInfo {
-    pub id: Option<String>,
-    pub name: String,
+    pub id: Option<Box<str>>,
+    pub name: Box<str>,
 }
 
 impl ContentStats {

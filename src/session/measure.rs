@@ -86,6 +86,8 @@ impl<'de> Deserialize<'de> for ContentStats {
                 while let Some(b) = a.next_element::<BlockStats>()? {
                     b.add_to(&mut s);
                 }
+                // One per message of a session: no room held for calls that never come.
+                s.tool_calls.shrink_to_fit();
                 Ok(s)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<ContentStats, A::Error> {
@@ -222,8 +224,8 @@ impl BlockStats<'_> {
                     _ => s.assistant_crash = true,
                 }
                 s.tool_calls.push(ToolCallInfo {
-                    id: self.id.map(|c| c.into_owned()),
-                    name: self.name.map(|c| c.into_owned()).unwrap_or_default(),
+                    id: self.id.map(|c| c.into()),
+                    name: self.name.map(|c| c.into()).unwrap_or_default(),
                 });
             }
             _ => {}
