@@ -523,3 +523,28 @@ fn a_line_holding_several_words_of_the_focus_is_worth_more() {
     // The focus line is now the best by far.
     assert!(focus[1] > 2.0 * focus[0].max(focus[2]), "{focus:?}");
 }
+
+#[test]
+fn string_ids_widen_past_65536_strings_and_still_name_the_same_strings() {
+    let mut e = Extractor::default();
+    // One output with 70,000 distinct strings: its ids outgrow two bytes midway.
+    let big: String = (0..70_000).map(|i| format!("mod_{i}.item\n")).collect();
+    let f1 = e.features(&big);
+    assert!(matches!(f1.strs, StrIds::Wide(_)));
+    // Each line's unit names its own string, before and after the widening.
+    for (ui, u) in f1.units.iter().enumerate().step_by(9_999) {
+        let ids: Vec<u32> = f1.strs.ids(u.strs()).collect();
+        assert_eq!(ids, [ui as u32], "unit {ui}");
+    }
+    // A later output sharing one string of each half: the same ids, seen in two outputs.
+    let f2 = e.features("mod_5.item\nmod_69999.item\nfresh_name.rs\n");
+    assert!(matches!(f2.strs, StrIds::Wide(_)));
+    let ids: Vec<u32> = f2.strs.ids_from(0).collect();
+    assert_eq!(&ids[..2], &[5, 69_999]);
+    assert_eq!(e.table[5].df(), 2);
+    assert_eq!(e.table[69_999].df(), 2);
+    assert_eq!(e.table[ids[2] as usize].df(), 1);
+    // A small session's output stays narrow.
+    let (_, small) = feats("see src/a/b.rs and parseHeader\n");
+    assert!(matches!(small.strs, StrIds::Narrow(_)));
+}
