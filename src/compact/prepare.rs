@@ -220,6 +220,23 @@ fn plain_text(msgs: &[RMsg]) -> String {
     out.join("\n")
 }
 
+/// The region's own words: user, custom and assistant text, no calls or results ([`plain_text`]
+/// of those messages with their calls left out, without copying them: a region's call arguments
+/// can be most of its bytes).
+fn prose_text(msgs: &[RMsg]) -> String {
+    let mut out: Vec<String> = msgs
+        .iter()
+        .filter_map(|m| match &m.kind {
+            Kind::User(b) | Kind::Custom { blocks: b, .. } | Kind::Assistant(b) => {
+                Some(region::text_of(b))
+            }
+            _ => None,
+        })
+        .collect();
+    out.retain(|s| !s.is_empty());
+    out.join("\n")
+}
+
 /// Steps 1–4 up to the scorer: cut, region, pins, pairs, state, questions.
 pub fn prepare(
     s: &Session,
@@ -407,23 +424,7 @@ pub fn prepare(
         kept_context.push(c.clone());
         kept_context.len() - 1
     });
-    let words: Vec<RMsg> = msgs
-        .iter()
-        .filter(|m| {
-            matches!(
-                m.kind,
-                Kind::User(_) | Kind::Assistant(_) | Kind::Custom { .. }
-            )
-        })
-        .cloned()
-        .map(|mut m| {
-            if let Kind::Assistant(b) = &mut m.kind {
-                b.retain(|x| matches!(x, region::Block::Text(_)));
-            }
-            m
-        })
-        .collect();
-    kept_context.push(plain_text(&words));
+    kept_context.push(prose_text(&msgs));
     for (i, pair) in pairs.iter().enumerate() {
         if pins[i].is_some() {
             kept_context.push(format!(
