@@ -1,6 +1,8 @@
 //! The pruned region as data: materialized messages (read through pi-shake's folds), tool-call
 //! pairs, user/assistant exchanges, and the pins of the design (step 2–3). Pure.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,7 +22,9 @@ pub enum Block {
     ToolCall {
         id: String,
         name: String,
-        args: Value,
+        /// Shared with the pair and the scorer's question (a region's arguments can be most of
+        /// its bytes: held once).
+        args: Arc<Value>,
     },
 }
 
@@ -86,7 +90,7 @@ fn blocks_of(content: Option<Value>) -> Vec<Block> {
                     "toolCall" => Some(Block::ToolCall {
                         id: take_str(b.get_mut("id")),
                         name: take_str(b.get_mut("name")),
-                        args: b.get_mut("arguments").map_or(Value::Null, Value::take),
+                        args: Arc::new(b.get_mut("arguments").map_or(Value::Null, Value::take)),
                     }),
                     _ => None,
                 }
@@ -170,7 +174,7 @@ pub struct Pair {
     pub result_msg: Option<usize>,
     pub call_id: String,
     pub tool: String,
-    pub args: Value,
+    pub args: Arc<Value>,
     /// Result text (text blocks joined with `\n`).
     pub output: String,
     /// Chars of the output (kept when the text itself is not held).

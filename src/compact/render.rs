@@ -159,7 +159,7 @@ pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
         "url",
         "cmd",
     ];
-    let raw = match &p.args {
+    let raw = match &*p.args {
         Value::Object(m) => {
             let mut parts: Vec<String> = Vec::new();
             for k in MAIN {

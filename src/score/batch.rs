@@ -504,7 +504,7 @@ pub(crate) mod tests {
                 index: n,
                 count: 0,
                 tool: "read".into(),
-                args: serde_json::json!({"path": "src/main.rs"}),
+                args: serde_json::json!({"path": "src/main.rs"}).into(),
                 output: String::new(),
                 is_error: false,
                 call_entry: format!("a{n}"),

@@ -33,7 +33,7 @@ pub struct PairData {
     pub count: usize,
     /// Tool name and its arguments (JSON object as the model sent it).
     pub tool: String,
-    pub args: serde_json::Value,
+    pub args: std::sync::Arc<serde_json::Value>,
     /// The result's text (text blocks joined with `\n`; images are not scored).
     pub output: String,
     pub is_error: bool,

@@ -179,7 +179,7 @@ mod tests {
             index: 0,
             count: 1,
             tool: "bash".into(),
-            args: serde_json::json!({"command": "seq 1 5"}),
+            args: serde_json::json!({"command": "seq 1 5"}).into(),
             output: output.into(),
             is_error: false,
             call_entry: "a".into(),
@@ -218,7 +218,7 @@ mod tests {
         }
         let args: String = "a".repeat(3_000);
         let mut big = pd(&"0123456789 ".repeat(4_000));
-        big.args = serde_json::json!({ "command": args });
+        big.args = serde_json::json!({ "command": args }).into();
         let sizes: Vec<u64> = (0..LADDER.len())
             .map(|i| probe_at(big.clone(), i).est_tokens)
             .collect();

@@ -464,7 +464,7 @@ mod tests {
                     index: 0,
                     count: 1,
                     tool: "bash".into(),
-                    args: serde_json::json!({"command": "ls"}),
+                    args: serde_json::json!({"command": "ls"}).into(),
                     output: "a\nb".into(),
                     is_error: false,
                     call_entry: "c".into(),

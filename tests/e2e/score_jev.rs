@@ -776,7 +776,7 @@ fn pair_too_large_even_at_the_smallest_windows_is_scored_offline() {
     mount(&rt, &server, echo(Quirks::default()));
     let mut req = request(3, 20_000, |i| if i == 1 { 120_000 } else { 200 });
     // Long arguments keep even the smallest header large.
-    req.probes[1].pair.args = json!({"command": "x".repeat(20_000)});
+    req.probes[1].pair.args = json!({"command": "x".repeat(20_000)}).into();
     let limits = tight_limits(20_000, &req.probes[0], &req.probes[1]);
     let s = scorer(JevOptions {
         limits,

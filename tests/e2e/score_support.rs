@@ -36,7 +36,7 @@ pub fn probe(n: usize, chars: usize) -> PairProbe {
             index: n,
             count: 0,
             tool: "bash".into(),
-            args: json!({"command": "cargo build"}),
+            args: json!({"command": "cargo build"}).into(),
             output,
             is_error: false,
             call_entry: format!("c{n}"),

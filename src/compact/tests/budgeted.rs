@@ -388,7 +388,7 @@ fn call_headers_name_paths_relative_to_the_cwd() {
         result_msg: None,
         call_id: "c1".into(),
         tool: tool.into(),
-        args,
+        args: args.into(),
         output: String::new(),
         output_chars: 0,
         images: 0,
@@ -706,7 +706,7 @@ fn the_focus_is_the_last_user_message_and_the_instructions() {
             Block::ToolCall {
                 id: "c1".into(),
                 name: "read".into(),
-                args: json!({"path": "src/ledger.rs"}),
+                args: json!({"path": "src/ledger.rs"}).into(),
             },
         ])),
         msg(Kind::User(vec![Block::Text(

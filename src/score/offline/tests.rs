@@ -10,7 +10,7 @@ fn probe(id: &str, tool: &str, args: Value, output: &str, is_error: bool) -> Pai
             index: 0,
             count: 0,
             tool: tool.into(),
-            args,
+            args: args.into(),
             output: output.into(),
             is_error,
             call_entry: "c".into(),
