@@ -410,30 +410,10 @@ pub fn prepare(
                 .unwrap_or_default(),
         });
         probe.est_tokens += 2 * win;
-        probes.push(probe);
-    }
-    // Kept context: state parts, the region's own words, pinned pairs, the kept tail.
-    let mut kept_context = Vec::new();
-    if let Some(f) = &fitted.state.first {
-        kept_context.push(format!("{}\n{}", f.user, f.assistant));
-    }
-    for x in &fitted.state.recent {
-        kept_context.push(format!("{}\n{}", x.user, x.assistant));
-    }
-    let carried_at = fitted.state.carried.as_ref().map(|c| {
-        kept_context.push(c.clone());
-        kept_context.len() - 1
-    });
-    kept_context.push(prose_text(&msgs));
-    for (i, pair) in pairs.iter().enumerate() {
-        if pins[i].is_some() {
-            kept_context.push(format!(
-                "{} {}\n{}",
-                pair.tool,
-                pair.args,
-                text::head(&pair.output, 2_000)
-            ));
+        if opts.lite {
+            probe.lighten();
         }
+        probes.push(probe);
     }
     // Strings the summary holds anyway: the kept part, the region's prose, the pinned outputs.
     // pi-shake's own carried transcript competes line by line with the region (its strings are
@@ -451,17 +431,48 @@ pub fn prepare(
             }
         }
     };
-    cover(&kept_text);
-    for (i, k) in kept_context.iter().enumerate() {
-        if carried.is_none() || Some(i) != carried_at {
-            cover(k);
+    // Kept context (for the threshold path's offline scorer): state parts, the region's own
+    // words, pinned pairs, the kept tail. Each part is covered as it is made; in lite mode no
+    // scorer reads the request's context, so the parts are not held.
+    let mut kept_context = Vec::new();
+    let mut keep = |k: String, covers: bool| {
+        if covers {
+            cover(&k);
+        }
+        if !opts.lite && !k.is_empty() {
+            kept_context.push(k);
+        }
+    };
+    if let Some(f) = &fitted.state.first {
+        keep(format!("{}\n{}", f.user, f.assistant), true);
+    }
+    for x in &fitted.state.recent {
+        keep(format!("{}\n{}", x.user, x.assistant), true);
+    }
+    if let Some(c) = &fitted.state.carried {
+        keep(c.clone(), carried.is_none());
+    }
+    keep(prose_text(&msgs), true);
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some() {
+            keep(
+                format!(
+                    "{} {}\n{}",
+                    pair.tool,
+                    pair.args,
+                    text::head(&pair.output, 2_000)
+                ),
+                true,
+            );
         }
     }
     for o in pin_outputs.iter().flatten() {
         cover(o);
     }
-    kept_context.push(kept_text);
-    kept_context.retain(|k| !k.is_empty());
+    cover(&kept_text);
+    if !opts.lite && !kept_text.is_empty() {
+        kept_context.push(kept_text);
+    }
     let request = ScoreRequest {
         state_json: fitted.json.clone(),
         state_tokens: fitted.tokens,

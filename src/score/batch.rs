@@ -110,6 +110,9 @@ pub fn question_tokens(instructions: &str, criteria: (&str, &str)) -> u64 {
 
 /// The estimated cost of a probe.
 pub fn pair_cost(probe: &PairProbe) -> PairCost {
+    if let Some(c) = probe.lite_cost {
+        return c;
+    }
     let useful = question_tokens(&probe.useful_instructions, USEFUL_CRITERIA);
     let full = question_tokens(&probe.full_instructions, FULL_CRITERIA);
     PairCost {
@@ -513,6 +516,7 @@ pub(crate) mod tests {
             useful_instructions: useful,
             full_instructions: full,
             est_tokens,
+            lite_cost: None,
         }
     }
 
@@ -540,6 +544,23 @@ pub(crate) mod tests {
         assert!(req.state_tokens + largest <= limits.question_budget());
         assert!(req.state_tokens + total + limits.envelope <= limits.request_budget());
         assert!(batch.len() <= limits.max_pairs);
+    }
+
+    #[test]
+    fn a_lightened_probe_costs_and_packs_as_before() {
+        let limits = Limits::default();
+        let req = request(2_000, &[40_000, 90_000, 9_000, 300, 150_000]);
+        let mut lite = req.clone();
+        for p in &mut lite.probes {
+            p.lighten();
+            assert!(p.useful_instructions.is_empty() && p.full_instructions.is_empty());
+        }
+        for (a, b) in req.probes.iter().zip(&lite.probes) {
+            assert_eq!(pair_cost(a), pair_cost(b));
+            assert_ne!(pair_cost(a).total, 0);
+        }
+        assert_eq!(pack(&req, &limits), pack(&lite, &limits));
+        assert_eq!(request_count(&req, &limits), request_count(&lite, &limits));
     }
 
     #[test]

@@ -52,6 +52,19 @@ pub struct PairProbe {
     pub full_instructions: String,
     /// Estimated tokens of both questions together (the packing unit).
     pub est_tokens: u64,
+    /// Set by [`PairProbe::lighten`]: the questions' cost, kept when their texts are not.
+    #[serde(skip)]
+    pub lite_cost: Option<batch::PairCost>,
+}
+
+impl PairProbe {
+    /// Drop the question texts and keep only their cost, for a run that never sends them (the
+    /// offline selector, a dry run): on a long session the texts are most of the request.
+    pub fn lighten(&mut self) {
+        self.lite_cost = Some(batch::pair_cost(self));
+        self.useful_instructions = String::new();
+        self.full_instructions = String::new();
+    }
 }
 
 /// Everything a scorer gets for one run.

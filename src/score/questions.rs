@@ -166,6 +166,7 @@ fn assemble(pair: PairData, head: &str, win: &str) -> PairProbe {
         useful_instructions: useful,
         full_instructions: full,
         est_tokens: est,
+        lite_cost: None,
     }
 }
 

@@ -473,6 +473,7 @@ mod tests {
                 useful_instructions: "U".into(),
                 full_instructions: "F".into(),
                 est_tokens: 2,
+                lite_cost: None,
             }],
             kept_context: vec![],
         }

@@ -45,6 +45,7 @@ pub fn probe(n: usize, chars: usize) -> PairProbe {
         useful_instructions: useful,
         full_instructions: full,
         est_tokens,
+        lite_cost: None,
     }
 }
 

@@ -376,6 +376,24 @@ fn lite_and_full_modes_make_the_same_summary() {
         panic!()
     };
     assert_eq!(a.summary, b.summary);
+    // Lite mode holds neither the question texts nor the kept context (its question sizes are
+    // estimated from the output windows, within 1% here).
+    assert!(a.request.kept_context.is_empty() && !b.request.kept_context.is_empty());
+    assert!(!a.request.probes.is_empty());
+    assert!(
+        a.request
+            .probes
+            .iter()
+            .all(|p| p.useful_instructions.is_empty())
+    );
+    assert!(
+        b.request
+            .probes
+            .iter()
+            .all(|p| !p.useful_instructions.is_empty())
+    );
+    let (qa, qb) = (a.sizes.question_tokens, b.sizes.question_tokens);
+    assert!(qa.abs_diff(qb) * 100 <= qb, "{qa} vs {qb}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

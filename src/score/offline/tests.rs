@@ -19,6 +19,7 @@ fn probe(id: &str, tool: &str, args: Value, output: &str, is_error: bool) -> Pai
         useful_instructions: String::new(),
         full_instructions: String::new(),
         est_tokens: 0,
+        lite_cost: None,
     }
 }
 
