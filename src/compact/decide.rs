@@ -2,12 +2,11 @@
 //! ([`finish`]), the whole pipeline with the budgeted path and the offline fallback ([`plan`]).
 
 use anyhow::Result;
-use serde_json::Value;
 
 use super::region::Pin;
 use super::{
-    Action, CompactOptions, CompactPlan, Counts, Decision, Fetch, Outcome, PairReport, Prepared,
-    fit, prepare, pruner, render, text,
+    Action, CompactOptions, CompactPlan, Counts, Decision, Fetch, Outcome, PairReport, PairSignals,
+    Prepared, fit, prepare, pruner, render, text,
 };
 use crate::projection::Projection;
 use crate::score::offline::{self, Heuristic, Signals};
@@ -80,7 +79,7 @@ pub fn finish(
                 .filter(|_| {
                     scored && score.is_some_and(|s| s.source == crate::score::ScoreSource::Offline)
                 })
-                .map(|x| serde_json::to_value(x).unwrap_or(Value::Null)),
+                .map(|x| PairSignals::Heuristic((*x).clone())),
             lines: None,
             question_tokens: probe_tokens(&id),
         });

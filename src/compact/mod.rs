@@ -42,7 +42,7 @@ pub use decide::{finish, plan};
 pub(crate) use prepare::fetch_output;
 pub use prepare::{prepare, replay_system_message};
 pub use region::{Pin, normalised_args, same_key};
-pub use report::{Action, Counts, PairReport, PlanReport, Sizes};
+pub use report::{Action, Counts, PairReport, PairSignals, PlanReport, Sizes};
 
 use crate::score::{PairScore, ScoreNotes, ScoreRequest};
 use crate::writer::Batch;

@@ -62,12 +62,23 @@ pub struct PairReport {
     pub model: Option<String>,
     /// The offline scorer's signals, when it scored the pair.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signals: Option<serde_json::Value>,
+    pub signals: Option<PairSignals>,
     /// Under a budget: `[kept, total]` lines of its output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<[usize; 2]>,
     /// Estimated tokens of both questions (0 for pairs that are not asked).
     pub question_tokens: u64,
+}
+
+/// Why the offline path valued a pair as it did (typed, not a JSON map per pair: a big region
+/// has tens of thousands of pairs).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PairSignals {
+    /// Under a budget: the factor on its strings' worth (3 decimals) and the reasons for it.
+    Budget { factor: f64, why: Vec<&'static str> },
+    /// Under the threshold: the offline heuristic's signals and scores.
+    Heuristic(crate::score::offline::Signals),
 }
 
 /// Pairs by action.

@@ -36,13 +36,12 @@
 use std::collections::HashSet;
 
 use anyhow::Result;
-use serde_json::json;
 
 use super::Decision;
 use super::budget::{self, BudgetReport, BudgetSpec, Candidate, Weights};
 use super::region::{Pair, Pin, normalised_args, same_key};
 use super::render::{self, Decided, RenderOptions};
-use super::report::{Action, Counts, PairReport};
+use super::report::{Action, Counts, PairReport, PairSignals};
 use super::{CompactPlan, Fetch, Prepared, fetch_output, pruner};
 use crate::projection::Projection;
 use crate::score::PairScore;
@@ -627,33 +626,57 @@ pub fn finish(
         );
     }
     let summary_tokens = crate::jscompat::tokens_from_chars(summary.u16 as u64);
-    // Reports.
-    let mut reports = Vec::with_capacity(n);
+    // What the reports need of the selection, before the region it was made from is let go.
     let mut lines_kept = 0usize;
     let mut lines_total = 0usize;
+    let decided: Vec<(Action, Option<[usize; 2]>, f32)> = (0..n)
+        .map(|i| {
+            let lines = prep.feats[i].as_ref().map(|f| {
+                let k = budget::lines_kept(f, &sel[i]);
+                if prep.pins[i].is_none() {
+                    lines_kept += k;
+                    lines_total += f.lines as usize;
+                }
+                [k, f.lines as usize]
+            });
+            (ctx.action(i, &level, &sel[i]), lines, ctx.cands[i].factor)
+        })
+        .collect();
+    let carried_lines = prep.carried.as_ref().map(|c| {
+        c.feats().zip(&sel[n..]).fold([0, 0], |[k, t], (f, s)| {
+            [k + budget::lines_kept(f, s), t + f.lines as usize]
+        })
+    });
+    drop(ctx);
+    drop(sel);
+    // The region's messages, line features and string table are done with: the reports (one
+    // per pair, tens of thousands in a big region) are built without them beside.
+    let mut prep = prep;
+    prep.feats = Vec::new();
+    prep.strings = Vec::new();
+    prep.covered = Vec::new();
+    prep.pin_outputs = Vec::new();
+    prep.carried = None;
+    let entry_ids: Vec<String> = std::mem::take(&mut prep.msgs)
+        .into_iter()
+        .map(|m| m.entry_id)
+        .collect();
+    let pairs = std::mem::take(&mut prep.pairs);
+    // Reports.
+    let mut reports = Vec::with_capacity(n);
     let probe_map: std::collections::HashMap<&str, u64> = prep
         .request
         .probes
         .iter()
         .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
         .collect();
-    for (i, p) in prep.pairs.iter().enumerate() {
-        let action = ctx.action(i, &level, &sel[i]);
+    for ((i, p), (action, lines, factor)) in pairs.into_iter().enumerate().zip(decided) {
         let id = p.id();
-        let lines = prep.feats[i].as_ref().map(|f| {
-            let k = budget::lines_kept(f, &sel[i]);
-            if prep.pins[i].is_none() {
-                lines_kept += k;
-                lines_total += f.lines as usize;
-            }
-            [k, f.lines as usize]
-        });
         let prior = prior_map.get(&id);
         reports.push(PairReport {
-            id: id.clone(),
-            tool: p.tool.clone(),
-            call_entry: prep.msgs[p.call_msg].entry_id.clone(),
-            result_entry: p.result_msg.map(|j| prep.msgs[j].entry_id.clone()),
+            tool: p.tool,
+            call_entry: entry_ids[p.call_msg].clone(),
+            result_entry: p.result_msg.map(|j| entry_ids[j].clone()),
             output_chars: p.output_chars,
             is_error: p.is_error,
             action,
@@ -663,16 +686,16 @@ pub fn finish(
             source: prior.map(|s| s.source),
             model: prior.and_then(|s| s.model.clone()),
             signals: (prep.pins[i].is_none() && p.result_msg.is_some()).then(|| {
-                json!({
-                    "factor": (f64::from(ctx.cands[i].factor) * 1000.0).round() / 1000.0,
-                    "why": whys[i],
-                })
+                PairSignals::Budget {
+                    factor: (f64::from(factor) * 1000.0).round() / 1000.0,
+                    why: std::mem::take(&mut whys[i]),
+                }
             }),
             lines: lines.filter(|_| p.result_msg.is_some()),
             question_tokens: probe_map.get(id.as_str()).copied().unwrap_or(0),
+            id,
         });
     }
-    ctx.cands.clear();
     // The embedded selector's own answers, as scores (`--scores-out`): useful = some line kept,
     // full = kept whole. Replayed with the threshold they give the same keep/stub/drop.
     let scores = if priors.is_empty() {
@@ -709,11 +732,6 @@ pub fn finish(
         ));
     }
     let shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
-    let carried_lines = prep.carried.as_ref().map(|c| {
-        c.feats().zip(&sel[n..]).fold([0, 0], |[k, t], (f, s)| {
-            [k + budget::lines_kept(f, s), t + f.lines as usize]
-        })
-    });
     let report = BudgetReport {
         target_ratio: spec.target_ratio,
         max_summary_tokens: spec.max_summary_tokens,
