@@ -220,21 +220,18 @@ fn plain_text(msgs: &[RMsg]) -> String {
     out.join("\n")
 }
 
-/// The region's own words: user, custom and assistant text, no calls or results ([`plain_text`]
-/// of those messages with their calls left out, without copying them: a region's call arguments
-/// can be most of its bytes).
-fn prose_text(msgs: &[RMsg]) -> String {
-    let mut out: Vec<String> = msgs
-        .iter()
+/// The region's own words, message by message: user, custom and assistant text, no calls or
+/// results ([`plain_text`] of those messages with their calls left out, without copying them: a
+/// region's call arguments can be most of its bytes).
+fn prose_parts(msgs: &[RMsg]) -> impl Iterator<Item = String> + '_ {
+    msgs.iter()
         .filter_map(|m| match &m.kind {
             Kind::User(b) | Kind::Custom { blocks: b, .. } | Kind::Assistant(b) => {
                 Some(region::text_of(b))
             }
             _ => None,
         })
-        .collect();
-    out.retain(|s| !s.is_empty());
-    out.join("\n")
+        .filter(|s| !s.is_empty())
 }
 
 /// Steps 1–4 up to the scorer: cut, region, pins, pairs, state, questions.
@@ -379,10 +376,12 @@ pub fn prepare(
     let inputs = state::StateInputs {
         workspace,
         first: exchanges.first().cloned(),
-        all: exchanges.clone(),
+        all: exchanges,
         carried: previous_summary.clone(),
     };
     let fitted = state::fit(&inputs, opts.state_budget);
+    // Every exchange's words are in the fitted state or covered below: not held beside them.
+    drop(inputs);
 
     // Questions for the unpinned, paired pairs (lite: sized from the output windows only).
     let mut probes = Vec::new();
@@ -452,7 +451,14 @@ pub fn prepare(
     if let Some(c) = &fitted.state.carried {
         keep(c.clone(), carried.is_none());
     }
-    keep(prose_text(&msgs), true);
+    if opts.lite {
+        // Covered message by message: no copy of the region's prose at once.
+        for part in prose_parts(&msgs) {
+            keep(part, true);
+        }
+    } else {
+        keep(prose_parts(&msgs).collect::<Vec<_>>().join("\n"), true);
+    }
     for (i, pair) in pairs.iter().enumerate() {
         if pins[i].is_some() {
             keep(
