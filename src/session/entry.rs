@@ -13,6 +13,7 @@
 //! This module does no I/O.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::jscompat;
 
@@ -146,7 +147,7 @@ pub struct ContentStats {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallInfo {
     pub id: Option<Box<str>>,
-    pub name: Box<str>,
+    pub name: Arc<str>,
 }
 
 impl ContentStats {
@@ -211,10 +212,10 @@ pub struct Msg {
     pub stop_reason: Option<Box<str>>,
     /// `calculateContextTokens(usage)` when usage is present (NaN if it would be NaN in JS).
     pub usage_tokens: Option<f64>,
-    pub provider: Option<Box<str>>,
-    pub model: Option<Box<str>>,
+    pub provider: Option<Arc<str>>,
+    pub model: Option<Arc<str>>,
     pub tool_call_id: Option<Box<str>>,
-    pub tool_name: Option<Box<str>>,
+    pub tool_name: Option<Arc<str>>,
     pub is_error: bool,
     /// bashExecution `command.length + output.length` (None when a field is missing: pi throws).
     pub bash_chars: Option<u64>,

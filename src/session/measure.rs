@@ -443,10 +443,10 @@ impl Msg {
             content,
             stop_reason: m.stop_reason.map(|c| c.into()),
             usage_tokens: m.usage.map(|u| u.context_tokens()),
-            provider: m.provider.map(String::into_boxed_str),
-            model: m.model.map(String::into_boxed_str),
+            provider: m.provider.map(Into::into),
+            model: m.model.map(Into::into),
             tool_call_id: m.tool_call_id.map(String::into_boxed_str),
-            tool_name: m.tool_name.map(String::into_boxed_str),
+            tool_name: m.tool_name.map(Into::into),
             is_error: matches!(m.is_error, Some(serde_json::Value::Bool(true))),
             bash_chars: match (m.command, m.output) {
                 (Some(c), Some(o)) => Some((c.0 + o.0) as u64),

@@ -15,6 +15,7 @@
 //! Reading never writes. Writing lives in [`crate::writer`] alone.
 
 pub mod entry;
+mod intern;
 pub mod measure;
 pub mod parse;
 pub mod raw;
@@ -410,6 +411,8 @@ struct LineState {
     non_object: u32,
     first_non_object: Option<u32>,
     falsy: u32,
+    /// One copy of each repeated id and name.
+    interner: intern::Interner,
 }
 
 struct Fed {
@@ -513,6 +516,8 @@ impl LineState {
                     self.non_object += 1;
                     self.first_non_object.get_or_insert(line_no);
                 }
+                let mut entry = entry;
+                self.interner.entry(&mut entry);
                 s.entries.push(entry);
                 Ok(Fed { parsed: true })
             }
