@@ -60,7 +60,8 @@ pub struct BranchOut {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjRow {
-    pub entry_id: String,
+    /// The entry's own copy of its id where it is a string (one row per projected message).
+    pub entry_id: std::sync::Arc<str>,
     pub role: std::borrow::Cow<'static, str>,
     pub tokens: Option<u64>,
 }
@@ -125,7 +126,11 @@ pub fn report(l: &Loaded) -> StatusReport {
         .entries
         .iter()
         .flat_map(|pe| {
-            let id = s.entries[pe.idx].id_str().to_string();
+            let e = &s.entries[pe.idx];
+            let id: std::sync::Arc<str> = match &e.id {
+                Some(k) if k.display().len() == k.0.len() => std::sync::Arc::clone(&k.0),
+                _ => e.id_str().into(),
+            };
             pe.messages.iter().map(move |m| ProjRow {
                 entry_id: id.clone(),
                 role: m.role.clone(),
