@@ -136,18 +136,10 @@ pub struct ContentStats {
     pub thinking_chars: u64,
     /// Σ `name.length + JSON.stringify(arguments).length` over tool calls.
     pub toolcall_chars: u64,
-    pub tool_calls: Vec<ToolCallInfo>,
     /// A block shape on which pi's assistant estimator throws (text or thinking missing, …).
     pub assistant_crash: bool,
     /// A thinking block with a signature (provider-signed).
     pub signed_thinking: bool,
-}
-
-/// A tool call's id and name (pairing results with calls).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolCallInfo {
-    pub id: Option<Box<str>>,
-    pub name: Arc<str>,
 }
 
 impl ContentStats {
@@ -214,7 +206,6 @@ pub struct Msg {
     pub usage_tokens: Option<f64>,
     pub provider: Option<Arc<str>>,
     pub model: Option<Arc<str>>,
-    pub tool_call_id: Option<Box<str>>,
     pub tool_name: Option<Arc<str>>,
     pub is_error: bool,
     /// bashExecution `command.length + output.length` (None when a field is missing: pi throws).

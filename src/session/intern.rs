@@ -1,5 +1,5 @@
 //! One shared copy of the strings the session index repeats: a parent's id (nearly every entry
-//! names the entry before it again), providers, models and tool names. A session of many small
+//! names the entry before it again), providers, models and the tool names of results. A session of many small
 //! entries holds one index entry per line, and a separate allocation for each repeat was about
 //! a tenth of it.
 
@@ -13,7 +13,7 @@ use super::entry::{Body, Entry, Key};
 pub(super) struct Interner {
     /// The previous entry's id: most entries' parent (a parent further back keeps its own copy).
     last_id: Option<Arc<str>>,
-    /// Providers, models and tool names: a handful of distinct values.
+    /// Providers, models and the tool names of results: a handful of distinct values.
     names: HashSet<Arc<str>, rustc_hash::FxBuildHasher>,
 }
 
@@ -48,9 +48,6 @@ impl Interner {
             self.opt(&mut m.provider);
             self.opt(&mut m.model);
             self.opt(&mut m.tool_name);
-            for c in m.content.tool_calls.iter_mut() {
-                self.name(&mut c.name);
-            }
         }
     }
 }
@@ -62,45 +59,46 @@ mod tests {
 
     #[test]
     fn a_parent_id_and_a_tool_name_are_the_first_copy_seen() {
-        let text = concat!(
+        let line = |id: &str, parent: &str, msg: &str| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-01T00:00:01.000Z","message":{msg}}}"#
+            ) + "\n"
+        };
+        let assistant = r#"{"role":"assistant","provider":"p","model":"m","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{}}]}"#;
+        let result = r#"{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[]}"#;
+        let text = String::from(
             r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#,
-            "\n",
-            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"assistant","provider":"p","model":"m","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{}}]}}"#,
-            "\n",
-            r#"{"type":"message","id":"b2","parentId":"a1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[]}}"#,
-            "\n",
-            r#"{"type":"message","id":"c3","parentId":"b2","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"assistant","provider":"p","model":"m","content":[]}}"#,
-            "\n",
-        );
+        ) + "\n"
+            + &line("a1", "null", assistant)
+            + &line("b2", r#""a1""#, result)
+            + &line("c3", r#""b2""#, assistant)
+            + &line("d4", r#""c3""#, result)
+            // A parent further back: its own copy, the same text.
+            + &line("e5", r#""a1""#, result);
         let s = crate::session::Session::from_bytes(text.as_bytes(), Path::new("t.jsonl"))
             .expect("reads");
-        let [a, b, c] = [&s.entries[0], &s.entries[1], &s.entries[2]];
-        let (ka, kb) = (
-            a.id.as_ref().expect("id"),
-            b.parent.as_ref().expect("parent"),
-        );
-        assert_eq!(&*kb.0, "a1");
+        let e = &s.entries;
+        let id = |i: usize| &e[i].id.as_ref().expect("id").0;
+        let parent = |i: usize| &e[i].parent.as_ref().expect("parent").0;
+        assert_eq!(&**parent(1), "a1");
         assert!(
-            Arc::ptr_eq(&ka.0, &kb.0),
+            Arc::ptr_eq(id(0), parent(1)),
             "the parent id is the parent's own copy"
         );
-        let (ma, mb, mc) = (
-            a.msg().expect("msg"),
-            b.msg().expect("msg"),
-            c.msg().expect("msg"),
+        assert!(Arc::ptr_eq(id(2), parent(3)));
+        assert_eq!(&**parent(4), "a1");
+        assert!(!Arc::ptr_eq(id(0), parent(4)));
+        let m = |i: usize| e[i].msg().expect("a message");
+        let name = |i: usize| m(i).tool_name.as_ref().expect("tool name");
+        assert_eq!(&**name(1), "bash");
+        assert!(Arc::ptr_eq(name(1), name(3)), "one copy of the tool's name");
+        assert!(Arc::ptr_eq(name(1), name(4)));
+        let provider = |i: usize| m(i).provider.as_ref().expect("provider");
+        assert!(
+            Arc::ptr_eq(provider(0), provider(2)),
+            "one copy of the provider"
         );
-        let call = &ma.content.tool_calls[0].name;
-        let result = mb.tool_name.as_ref().expect("tool name");
-        assert_eq!(&**result, "bash");
-        assert!(Arc::ptr_eq(call, result), "one copy of the tool's name");
-        let (pa, pc) = (
-            ma.provider.as_ref().expect("p"),
-            mc.provider.as_ref().expect("p"),
-        );
-        assert!(Arc::ptr_eq(pa, pc), "one copy of the provider");
-        assert!(Arc::ptr_eq(
-            ma.model.as_ref().expect("m"),
-            mc.model.as_ref().expect("m")
-        ));
+        let model = |i: usize| m(i).model.as_ref().expect("model");
+        assert!(Arc::ptr_eq(model(0), model(2)));
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::entry::{ContentStats, Key, Msg, Role, SystemInfo, ToolCallInfo};
+use super::entry::{ContentStats, Key, Msg, Role, SystemInfo};
 use super::raw::{from_str_deep, nesting_depth};
 use crate::jscompat::{self, StringifyLen, Utf16Len};
 
@@ -86,8 +86,6 @@ impl<'de> Deserialize<'de> for ContentStats {
                 while let Some(b) = a.next_element::<BlockStats>()? {
                     b.add_to(&mut s);
                 }
-                // One per message of a session: no room held for calls that never come.
-                s.tool_calls.shrink_to_fit();
                 Ok(s)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<ContentStats, A::Error> {
@@ -160,8 +158,6 @@ struct BlockStats<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
 }
 
 /// Nesting beyond which V8's recursive `JSON.stringify` overflows its stack (measured on
@@ -223,10 +219,6 @@ impl BlockStats<'_> {
                     // `JSON.stringify(undefined)` is undefined: `.length` throws.
                     _ => s.assistant_crash = true,
                 }
-                s.tool_calls.push(ToolCallInfo {
-                    id: self.id.map(|c| c.into()),
-                    name: self.name.map(|c| c.into()).unwrap_or_default(),
-                });
             }
             _ => {}
         }
@@ -370,8 +362,6 @@ pub(super) struct RawMessage<'a> {
     provider: Option<String>,
     #[serde(default)]
     model: Option<String>,
-    #[serde(rename = "toolCallId", default)]
-    tool_call_id: Option<String>,
     #[serde(rename = "toolName", default)]
     tool_name: Option<String>,
     #[serde(rename = "isError", default)]
@@ -445,7 +435,6 @@ impl Msg {
             usage_tokens: m.usage.map(|u| u.context_tokens()),
             provider: m.provider.map(Into::into),
             model: m.model.map(Into::into),
-            tool_call_id: m.tool_call_id.map(String::into_boxed_str),
             tool_name: m.tool_name.map(Into::into),
             is_error: matches!(m.is_error, Some(serde_json::Value::Bool(true))),
             bash_chars: match (m.command, m.output) {
