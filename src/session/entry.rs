@@ -201,7 +201,7 @@ pub struct Msg {
     pub role: Option<Role>,
     pub content: ContentStats,
     /// `stopReason` (assistants).
-    pub stop_reason: Option<Box<str>>,
+    pub stop_reason: Option<Arc<str>>,
     /// `calculateContextTokens(usage)` when usage is present (NaN if it would be NaN in JS).
     pub usage_tokens: Option<f64>,
     pub provider: Option<Arc<str>>,

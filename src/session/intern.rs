@@ -1,7 +1,7 @@
 //! One shared copy of the strings the session index repeats: a parent's id (nearly every entry
-//! names the entry before it again), providers, models and the tool names of results. A session of many small
-//! entries holds one index entry per line, and a separate allocation for each repeat was about
-//! a tenth of it.
+//! names the entry before it again), stop reasons, providers, models and the tool names of
+//! results. A session of many small entries holds one index entry per line, and a separate
+//! allocation for each repeat was about a tenth of it.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -13,7 +13,8 @@ use super::entry::{Body, Entry, Key};
 pub(super) struct Interner {
     /// The previous entry's id: most entries' parent (a parent further back keeps its own copy).
     last_id: Option<Arc<str>>,
-    /// Providers, models and the tool names of results: a handful of distinct values.
+    /// Stop reasons, providers, models and the tool names of results: a handful of distinct
+    /// values.
     names: HashSet<Arc<str>, rustc_hash::FxBuildHasher>,
 }
 
@@ -45,6 +46,7 @@ impl Interner {
             self.last_id = Some(Arc::clone(id));
         }
         if let Body::Message(m) = &mut e.body {
+            self.opt(&mut m.stop_reason);
             self.opt(&mut m.provider);
             self.opt(&mut m.model);
             self.opt(&mut m.tool_name);
@@ -64,7 +66,7 @@ mod tests {
                 r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-01T00:00:01.000Z","message":{msg}}}"#
             ) + "\n"
         };
-        let assistant = r#"{"role":"assistant","provider":"p","model":"m","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{}}]}"#;
+        let assistant = r#"{"role":"assistant","provider":"p","model":"m","stopReason":"toolUse","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{}}]}"#;
         let result = r#"{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[]}"#;
         let text = String::from(
             r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#,
@@ -93,6 +95,8 @@ mod tests {
         assert_eq!(&**name(1), "bash");
         assert!(Arc::ptr_eq(name(1), name(3)), "one copy of the tool's name");
         assert!(Arc::ptr_eq(name(1), name(4)));
+        let stop = |i: usize| m(i).stop_reason.as_ref().expect("stop reason");
+        assert!(Arc::ptr_eq(stop(0), stop(2)), "one copy of the stop reason");
         let provider = |i: usize| m(i).provider.as_ref().expect("provider");
         assert!(
             Arc::ptr_eq(provider(0), provider(2)),
