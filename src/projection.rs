@@ -11,7 +11,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::session::{
-    Body, ContentStats, Entry, Key, Msg, Problem, Replacement, Role, Session, Severity,
+    Body, CompactionInfo, ContentStats, Entry, Key, Msg, Problem, Replacement, Role, Session,
+    Severity,
 };
 use crate::tree::Tree;
 
@@ -234,11 +235,12 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                 None,
             ));
         }
-        Body::Compaction {
-            summary_len,
-            system,
-            ..
-        } => {
+        Body::Compaction { info, .. } => {
+            let CompactionInfo {
+                summary_len,
+                system,
+                ..
+            } = &**info;
             if let Some(sys) = system {
                 msgs.push((
                     pmsg(Role::System.as_str(), sys.tokens(), None, false),
@@ -395,9 +397,7 @@ pub fn replay_system_tokens(s: &Session, p: &Projection) -> u64 {
         let e = &s.entries[pe.idx];
         let sys_msgs: Vec<&Msg> = match &e.body {
             Body::Message(m) if m.role == Some(Role::System) => vec![m],
-            Body::Compaction {
-                system: Some(m), ..
-            } => vec![m],
+            Body::Compaction { info, .. } => info.system.as_deref().into_iter().collect(),
             _ => vec![],
         };
         // Only messages that survived projection count.

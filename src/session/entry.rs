@@ -277,6 +277,18 @@ pub enum Replacement {
     Invalid,
 }
 
+/// A compaction entry's facts besides its first kept entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactionInfo {
+    /// UTF-16 length of `summary` (None: missing or not a string).
+    pub summary_len: Option<u64>,
+    /// Version-1 files: `firstKeptEntryIndex`.
+    pub first_kept_index: Option<u64>,
+    pub tokens_before: Option<f64>,
+    pub from_hook: bool,
+    pub system: Option<Box<Msg>>,
+}
+
 /// The parsed body of an entry, by `type`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
@@ -287,14 +299,9 @@ pub enum Body {
         content: Box<ContentStats>,
     },
     Compaction {
-        /// UTF-16 length of `summary` (None: missing or not a string).
-        summary_len: Option<u64>,
         first_kept: Option<Key>,
-        /// Version-1 files: `firstKeptEntryIndex`.
-        first_kept_index: Option<u64>,
-        tokens_before: Option<f64>,
-        from_hook: bool,
-        system: Option<Box<Msg>>,
+        /// The rest, boxed: compactions are few, and every entry is as large as the largest body.
+        info: Box<CompactionInfo>,
     },
     BranchSummary {
         summary_len: Option<u64>,
@@ -305,13 +312,13 @@ pub enum Body {
         replacement: Replacement,
     },
     Custom {
-        custom_type: Option<String>,
+        custom_type: Option<Box<str>>,
         /// Raw `data` JSON, kept only for `customType: "shake"` logs.
-        shake_data: Option<String>,
+        shake_data: Option<Box<str>>,
     },
     ModelChange {
-        provider: Option<String>,
-        model_id: Option<String>,
+        provider: Option<Box<str>>,
+        model_id: Option<Box<str>>,
     },
     ThinkingLevel(Option<String>),
     /// Any other type (`label`, `session_info`, `usage`, unknown types).
@@ -343,7 +350,7 @@ pub struct Entry {
 }
 
 // One per line of a session (330,000 per 100 MB of small entries): keep it from growing.
-const _: () = assert!(std::mem::size_of::<Entry>() <= 168 && std::mem::size_of::<Msg>() <= 264);
+const _: () = assert!(std::mem::size_of::<Entry>() <= 128 && std::mem::size_of::<Msg>() <= 224);
 
 impl Entry {
     /// The message, for `message` entries.

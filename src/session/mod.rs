@@ -28,7 +28,7 @@ use std::time::SystemTime;
 
 use anyhow::{Context, Result};
 
-pub use entry::{Body, ContentStats, Entry, Header, Key, Msg, Replacement, Role};
+pub use entry::{Body, CompactionInfo, ContentStats, Entry, Header, Key, Msg, Replacement, Role};
 use entry::{ParseMode, Parsed};
 
 use crate::error::{Fault, FaultKind};
@@ -645,10 +645,7 @@ fn migrate_v1(s: &mut Session) {
     let n = s.entries.len();
     for i in 0..n {
         let first_kept_index = match &s.entries[i].body {
-            Body::Compaction {
-                first_kept_index: Some(k),
-                ..
-            } => Some(*k),
+            Body::Compaction { info, .. } => info.first_kept_index,
             _ => None,
         };
         let e = &mut s.entries[i];

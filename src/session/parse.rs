@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::entry::{Body, ContentStats, Entry, Header, Key, Msg, Replacement};
+use super::entry::{Body, CompactionInfo, ContentStats, Entry, Header, Key, Msg, Replacement};
 use super::measure::{IdVal, RawMessage, intern, js_num};
 use super::raw::{MAX_DEPTH, from_str_deep, is_depth_error, nesting_depth, raw_some};
 use crate::jscompat::{self, Utf16Len};
@@ -346,14 +346,16 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
             })),
         },
         "compaction" => Body::Compaction {
-            summary_len: raw.summary.map(|s| s.0 as u64),
             first_kept: raw.first_kept_entry_id.map(|k| k.0),
-            first_kept_index: raw.first_kept_entry_index.and_then(|v| v.as_u64()),
-            tokens_before: raw.tokens_before.and_then(|v| v.as_f64()),
-            from_hook: raw.from_hook.is_some_and(|v| !jscompat::js_is_falsy(&v)),
-            system: raw
-                .system_message
-                .map(|m| Box::new(Msg::from_raw(m, mode.migrate_hook_role))),
+            info: Box::new(CompactionInfo {
+                summary_len: raw.summary.map(|s| s.0 as u64),
+                first_kept_index: raw.first_kept_entry_index.and_then(|v| v.as_u64()),
+                tokens_before: raw.tokens_before.and_then(|v| v.as_f64()),
+                from_hook: raw.from_hook.is_some_and(|v| !jscompat::js_is_falsy(&v)),
+                system: raw
+                    .system_message
+                    .map(|m| Box::new(Msg::from_raw(m, mode.migrate_hook_role))),
+            }),
         },
         "branch_summary" => Body::BranchSummary {
             summary_len: raw.summary.as_ref().map(|s| s.0 as u64),
@@ -367,16 +369,16 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
             let shake = raw.custom_type.as_deref() == Some(crate::shakelog::SHAKE_CUSTOM_TYPE);
             Body::Custom {
                 shake_data: if shake {
-                    raw.data.map(|d| d.get().to_string())
+                    raw.data.map(|d| d.get().into())
                 } else {
                     None
                 },
-                custom_type: raw.custom_type,
+                custom_type: raw.custom_type.map(Into::into),
             }
         }
         "model_change" => Body::ModelChange {
-            provider: raw.provider,
-            model_id: raw.model_id,
+            provider: raw.provider.map(Into::into),
+            model_id: raw.model_id.map(Into::into),
         },
         "thinking_level_change" => Body::ThinkingLevel(raw.thinking_level),
         _ => Body::Other,

@@ -65,10 +65,7 @@ fn recent_write_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result
     let is_our_compaction = |j: usize| {
         matches!(
             &s.entries[j].body,
-            crate::session::Body::Compaction {
-                from_hook: true,
-                ..
-            }
+            crate::session::Body::Compaction { info, .. } if info.from_hook
         ) && s.read_value(j).is_ok_and(|v| {
             v.pointer("/details/pruner")
                 .and_then(Value::as_str)
