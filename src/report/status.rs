@@ -128,7 +128,7 @@ pub fn report(l: &Loaded) -> StatusReport {
         .flat_map(|pe| {
             let e = &s.entries[pe.idx];
             let id: std::sync::Arc<str> = match &e.id {
-                Some(k) if k.display().len() == k.0.len() => std::sync::Arc::clone(&k.0),
+                Some(k) if k.is_string() => std::sync::Arc::clone(&k.0),
                 _ => e.id_str().into(),
             };
             pe.messages.iter().map(move |m| ProjRow {

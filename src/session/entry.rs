@@ -27,7 +27,7 @@ pub use super::raw::{MAX_DEPTH, RawField, parse_value, raw_field};
 /// separate namespace (their JSON text behind a NUL) so `5` and `"5"` never collide, as in JS.
 /// Shared (`Arc`): the tree indexes every id of a session without copying it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key(pub std::sync::Arc<str>);
+pub struct Key(pub Arc<str>);
 
 impl Key {
     /// A string id.
