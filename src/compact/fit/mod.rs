@@ -31,7 +31,13 @@
 //!     pi-shake 0.1.0)`);
 //! 15. no user message (all counted in place).
 //!
-//! The steps taken are reported (`budget.shrunk`) in the output and in `details`.
+//! When the summary still falls short of 95% of its budget with every line it wanted (a region
+//! of conversation and little tool output), the skeleton takes the room back ([`fill`]): at
+//! levels 11–14 the latest user messages that fit, else wider user windows, then wider
+//! assistant windows, so that every budget is met within 5% when the region has that much.
+//!
+//! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
+//! output and in `details`.
 
 use std::collections::HashSet;
 
@@ -409,6 +415,101 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
     }
 }
 
+/// The skeleton takes back room the lines left (the summary under 95% of its budget with every
+/// line it could want): at a level that keeps only the region's first user messages and its
+/// last few, as many of the latest as fit; else wider prose windows (towards the richest
+/// level's, then beyond) until the budget is met. The level to render, and what was given back (for `shrunk`).
+fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, Option<String>) {
+    let budget = ctx.budget;
+    let floor = budget.saturating_mul(19) / 20;
+    let fits = |l: &Level| ctx.measure(l, sel) <= budget;
+    if ctx.measure(&level, sel) >= floor {
+        return (level, None);
+    }
+    // The largest `x` in `lo..=hi` with `at(x)` fitting (`at(lo)` fits; size grows with `x`).
+    let largest = |lo: usize, hi: usize, at: &dyn Fn(usize) -> Level| {
+        let (mut lo, mut hi) = (lo, hi);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(&at(mid)) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    };
+    match level.user_keep {
+        Some((first, last)) if first > 0 && first + last < users => {
+            let at = |k: usize| Level {
+                user_keep: Some((first, k)),
+                ..level
+            };
+            let k = largest(last, users - first, &at);
+            if k == last {
+                return (level, None);
+            }
+            let note = if first + k >= users {
+                "room left: every user message back".to_string()
+            } else {
+                format!("room left: its last {k} back")
+            };
+            (at(k), Some(note))
+        }
+        None => {
+            // User windows first, then assistant windows: each from this level's towards the
+            // richest level's (x = 0..=1024), then beyond (× x/1024), then whole.
+            let rich = LEVELS[0];
+            let widen = |l: Level, text: bool, x: usize| {
+                let f = |v: usize, r: usize| {
+                    if x == usize::MAX {
+                        usize::MAX
+                    } else if x <= 1024 {
+                        v + r.saturating_sub(v) * x / 1024
+                    } else {
+                        r.saturating_mul(x) / 1024
+                    }
+                };
+                let w = |(a, b): (usize, usize), (ra, rb): (usize, usize)| (f(a, ra), f(b, rb));
+                if text {
+                    Level {
+                        text: w(l.text, rich.text),
+                        ..l
+                    }
+                } else {
+                    Level {
+                        user: w(l.user, rich.user),
+                        ..l
+                    }
+                }
+            };
+            let mut out = level;
+            let mut note = None;
+            for (text, what) in [(false, "user"), (true, "assistant")] {
+                let base = out;
+                let at = |x: usize| widen(base, text, x);
+                if fits(&at(usize::MAX)) {
+                    out = at(usize::MAX);
+                    note = Some(format!("room left: {what} text whole"));
+                    continue;
+                }
+                if fits(&at(1)) {
+                    // Doubling from 1, then a search between the last two.
+                    let mut x = 1;
+                    while x < 1 << 24 && fits(&at(x * 2)) {
+                        x *= 2;
+                    }
+                    out = at(largest(x, x * 2 - 1, &at));
+                    note = Some(format!("room left: {what} text windows widened"));
+                }
+                break;
+            }
+            (out, note)
+        }
+        _ => (level, None),
+    }
+}
+
 /// Level `li`'s pins (from `base`, the candidates before any level), then lines selected until
 /// the summary is within 5% under the budget; the selection and the line budget it took.
 fn select_at(
@@ -573,7 +674,7 @@ pub fn finish(
             break;
         }
     }
-    let level = LEVELS[li];
+    let (level, filled) = fill(&ctx, LEVELS[li], &sel, prep.user_messages);
     // The real render: re-read the outputs that keep lines, one at a time.
     let mut summary;
     let mut guard = 0;
@@ -731,7 +832,10 @@ pub fn finish(
             crate::report::thousands(budget)
         ));
     }
-    let shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
+    let mut shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
+    if let (Some(last), Some(f)) = (shrunk.last_mut(), &filled) {
+        last.push_str(&format!(" ({f})"));
+    }
     let report = BudgetReport {
         target_ratio: spec.target_ratio,
         max_summary_tokens: spec.max_summary_tokens,

@@ -742,3 +742,71 @@ fn the_focus_is_the_last_user_message_and_the_instructions() {
     }
     assert_eq!(v.query_and_focus("the"), (false, false));
 }
+
+/// A region of conversation only (no tool calls): long user and assistant messages.
+fn prose_lines(turns: usize) -> Vec<Value> {
+    let mut msgs: Vec<Value> = Vec::new();
+    let words = |t: usize, n: usize| -> String {
+        (0..n)
+            .map(|i| format!("word{} ", (t * 7 + i * 13) % 97))
+            .collect()
+    };
+    for t in 0..turns {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("Question {t}: {}", words(t, 300))}],"timestamp":1}));
+        msgs.push(json!({"role":"assistant","content":[{"type":"text","text":format!("Answer {t}: {}", words(t + 1, 600))}],"api":"x","provider":"mock","model":"m","stopReason":"stop","timestamp":2}));
+    }
+    msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
+    linked("prose-session", "/nonexistent/prose-proj", msgs)
+}
+
+#[test]
+fn a_region_without_tool_output_still_fills_its_budget() {
+    // With no lines to compete for the room, the skeleton takes it back: more of the latest user
+    // messages, then wider prose windows. Before, the summary stopped at the level whose
+    // skeleton fit its share (at 1,000 tokens: the first user message and the last 3, ~140).
+    let (l, dir) = load_lines("prose", &prose_lines(100));
+    let specs = [
+        ratio(0.15),
+        ratio(0.05),
+        ratio(0.02),
+        budget::BudgetSpec {
+            target_ratio: None,
+            max_summary_tokens: Some(1_000),
+            source: "test".into(),
+        },
+    ];
+    for spec in specs {
+        let plan = budget_plan(&l, spec.clone());
+        let b = plan.budget.clone().unwrap();
+        assert!(b.achieved <= b.tokens, "{spec:?}: {b:?}");
+        assert!(
+            b.achieved as f64 >= 0.95 * b.tokens as f64,
+            "{spec:?}: {} < 95% of {}",
+            b.achieved,
+            b.tokens
+        );
+        let last = b.shrunk.last().expect("a prose region this size shrinks");
+        assert!(last.contains("room left:"), "{spec:?}: {last}");
+        // Still a transcript: the region's first question and its latest one are shown.
+        assert!(plan.summary.contains("Question 0:"), "{spec:?}");
+        // (Questions 98 and 99 are in the kept 4,000 tokens.)
+        assert!(plan.summary.contains("Question 97:"), "{spec:?}");
+    }
+    // Under the 1,000-token cap only some user messages fit: the latest ones came back.
+    let plan = budget_plan(
+        &l,
+        budget::BudgetSpec {
+            target_ratio: None,
+            max_summary_tokens: Some(1_000),
+            source: "test".into(),
+        },
+    );
+    let last = plan.budget.unwrap().shrunk.pop().unwrap();
+    assert!(
+        last.starts_with("only the region's first user message"),
+        "{last}"
+    );
+    assert!(plan.counts.user_messages_left_out > 0);
+    assert!(plan.summary.contains("Question 90:"));
+    std::fs::remove_dir_all(&dir).ok();
+}
