@@ -108,6 +108,7 @@ pub fn finish(
                 action,
                 pin: prep.pins[i],
                 body,
+                pin_body: true,
             }
         })
         .collect();
@@ -117,10 +118,10 @@ pub fn finish(
         user_window: o.text_window,
         user_keep: None,
         text_whole: o.text_whole,
+        text_keep: None,
         text_window: o.text_window,
         edit_head: o.edit_head,
         write_body_max: o.write_body_max,
-        pin_bodies: true,
         drop_notes: true,
         changed_files: false,
         cwd: prep.cwd.clone(),

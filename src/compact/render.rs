@@ -23,10 +23,10 @@ pub struct RenderOptions {
     /// Assistant (and custom, bash, branch-summary) text; `text_whole == 0` leaves it out.
     pub text_whole: usize,
     pub text_window: usize,
+    /// Only the region's last this many assistant texts are shown (`None`: all).
+    pub text_keep: Option<usize>,
     pub edit_head: usize,
     pub write_body_max: usize,
-    /// Edit/write pins show their old/new heads and write bodies (else the path line only).
-    pub pin_bodies: bool,
     /// One aggregated line per run of consecutive dropped calls.
     pub drop_notes: bool,
     /// Left-out edit/write pins are listed by path in one line (`Files edited or written …`).
@@ -51,6 +51,8 @@ pub struct Decided<'a> {
     pub pin: Option<Pin>,
     /// `(note, text)`: what the body is (`14 of 300 lines`, `verbatim`, …) and the text itself.
     pub body: Option<(String, String)>,
+    /// An edit/write pin shows its old/new heads, write body and result (else its call line).
+    pub pin_body: bool,
 }
 
 fn fenced(body: &str, info: &str) -> String {
@@ -250,7 +252,7 @@ fn render_pair(
     if d.pin == Some(Pin::EditWrite) {
         s.push_str(&call_line(d, "", o));
         s.push('\n');
-        if o.pin_bodies {
+        if d.pin_body {
             s.push_str(&render_edit_write(p, o));
             if let Some((_, text)) = body {
                 let line = cap_middle(text.trim(), 300);
@@ -468,6 +470,16 @@ pub fn render(
         None => true,
         Some((first, last)) => ordinal < first || ordinal + last >= users,
     };
+    // Which assistant texts are shown (by their ordinal among the region's non-empty ones).
+    let has_text =
+        |m: &RMsg| matches!(&m.kind, Kind::Assistant(b) if !text_of(b).trim().is_empty());
+    let texts_shown_from = o.text_keep.map_or(0, |k| {
+        msgs.iter()
+            .filter(|m| has_text(m))
+            .count()
+            .saturating_sub(k)
+    });
+    let mut text_ordinal = 0;
     let mut user_ordinal = 0;
     let mut users_out = 0usize;
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
@@ -549,7 +561,11 @@ pub fn render(
             }
             Kind::Assistant(blocks) => {
                 let text = text_of(blocks);
-                if !text.trim().is_empty() && o.text_whole > 0 {
+                let shown = !text.trim().is_empty() && {
+                    text_ordinal += 1;
+                    text_ordinal > texts_shown_from
+                };
+                if shown && o.text_whole > 0 {
                     flush(&mut run, &mut users_out, &mut parts);
                     parts.push(format!(
                         "### Assistant\n\n{}",

@@ -11,6 +11,8 @@ pub(super) struct Level {
     /// Only the region's first `.0` and last `.1` user messages (`None`: all).
     pub(super) user_keep: Option<(usize, usize)>,
     pub(super) text: (usize, usize),
+    /// Only the region's last `n` assistant texts (`None`: all; set only by the fill).
+    pub(super) text_keep: Option<usize>,
     pub(super) edit_head: usize,
     pub(super) write_body_max: usize,
     pub(super) git_head: usize,
@@ -18,6 +20,8 @@ pub(super) struct Level {
     /// Unresolved errors compete for lines instead of staying verbatim.
     pub(super) err_lines: bool,
     pub(super) pin_bodies: bool,
+    /// Without pin bodies, the last `n` pins keep theirs all the same (set only by the fill).
+    pub(super) pin_bodies_keep: Option<usize>,
     pub(super) pins_dropped: bool,
     /// With the pins left out, the edited and written files are listed in one line.
     pub(super) changed_files: bool,
@@ -33,12 +37,14 @@ pub(super) const L0: Level = Level {
     user: (2_000, 1_000),
     user_keep: None,
     text: (2_000, 1_000),
+    text_keep: None,
     edit_head: 300,
     write_body_max: 2_000,
     git_head: 600,
     skill_head: usize::MAX,
     err_lines: false,
     pin_bodies: true,
+    pin_bodies_keep: None,
     pins_dropped: false,
     changed_files: false,
     drop_notes: true,

@@ -32,9 +32,12 @@
 //! 15. no user message (all counted in place).
 //!
 //! When the summary still falls short of 95% of its budget with every line it wanted (a region
-//! of conversation and little tool output), the skeleton takes the room back ([`fill`]): at
-//! levels 11–14 the latest user messages that fit, else wider user windows, then wider
-//! assistant windows, so that every budget is met within 5% when the region has that much.
+//! of conversation, edits and little tool output), the skeleton takes the room back
+//! ([`fill`]): the bodies of the latest pins the level left out, then at levels 11–14 the
+//! latest user messages that fit, else wider user windows, then wider assistant windows (or,
+//! where assistant text is left out and even the narrowest windows for all of it are too
+//! many, the latest assistant texts), so that a budget is met within 5% when the region has
+//! that much.
 //!
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
 //! output and in `details`.
@@ -218,9 +221,9 @@ impl Ctx<'_> {
             user_keep: l.user_keep,
             text_whole: l.text.0,
             text_window: l.text.1,
+            text_keep: l.text_keep,
             edit_head: l.edit_head,
             write_body_max: l.write_body_max,
-            pin_bodies: l.pin_bodies,
             drop_notes: l.drop_notes,
             changed_files: l.changed_files,
             cwd: self.prep.cwd.clone(),
@@ -273,6 +276,17 @@ impl Ctx<'_> {
         let keep_text = real && prep.options.summary_text;
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(prep.pairs.len());
         let mut lazy = vec![false; prep.pairs.len()];
+        // Pins whose bodies a level can leave out, latest first: the last `pin_bodies_keep`
+        // keep theirs.
+        let mut with_body = vec![l.pin_bodies; prep.pairs.len()];
+        if let (false, Some(k)) = (l.pin_bodies, l.pin_bodies_keep) {
+            let bodied = (0..prep.pairs.len())
+                .rev()
+                .filter(|&i| prep.pins[i].is_some_and(|p| p != Pin::UnresolvedError));
+            for i in bodied.take(k) {
+                with_body[i] = true;
+            }
+        }
         for (i, pair) in prep.pairs.iter().enumerate() {
             let action = self.action(i, l, &sel[i]);
             let mut body_of = || {
@@ -290,7 +304,7 @@ impl Ctx<'_> {
                 )),
                 (_, Some(pin)) => {
                     let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
-                    if !l.pin_bodies && pin != Pin::UnresolvedError {
+                    if !with_body[i] && pin != Pin::UnresolvedError {
                         Some(("output not kept".into(), String::new()))
                     } else {
                         Some(render::pin_body(out, pin, l.git_head, l.skill_head))
@@ -303,6 +317,7 @@ impl Ctx<'_> {
                 action,
                 pin: prep.pins[i],
                 body,
+                pin_body: with_body[i],
             });
         }
         render::render(
@@ -416,29 +431,92 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
 }
 
 /// The skeleton takes back room the lines left (the summary under 95% of its budget with every
-/// line it could want): at a level that keeps only the region's first user messages and its
-/// last few, as many of the latest as fit; else wider prose windows (towards the richest
-/// level's, then beyond) until the budget is met. The level to render, and what was given back (for `shrunk`).
+/// line it could want): the latest pins' bodies, then the prose ([`fill_prose`]). The level to
+/// render, and what was given back (for `shrunk`).
 fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, Option<String>) {
     let budget = ctx.budget;
     let floor = budget.saturating_mul(19) / 20;
-    let fits = |l: &Level| ctx.measure(l, sel) <= budget;
-    if ctx.measure(&level, sel) >= floor {
+    let short = |l: &Level| ctx.measure(l, sel) < floor;
+    if !short(&level) {
         return (level, None);
     }
-    // The largest `x` in `lo..=hi` with `at(x)` fitting (`at(lo)` fits; size grows with `x`).
-    let largest = |lo: usize, hi: usize, at: &dyn Fn(usize) -> Level| {
-        let (mut lo, mut hi) = (lo, hi);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if fits(&at(mid)) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        lo
+    let fits = |l: &Level| ctx.measure(l, sel) <= budget;
+    // First the bodies of the latest pins the level left out (what the session changed), as
+    // many as fit; then the prose.
+    let (level, pinned) = fill_pins(ctx, level, &fits);
+    if !short(&level) {
+        return (level, pinned.map(|p| format!("room left: {p}")));
+    }
+    let (level, prose) = fill_prose(ctx, level, users, &fits);
+    let note = match (pinned, prose) {
+        (Some(p), Some(q)) => Some(format!(
+            "room left: {p}; {}",
+            q.trim_start_matches("room left: ")
+        )),
+        (Some(p), None) => Some(format!("room left: {p}")),
+        (None, q) => q,
     };
+    (level, note)
+}
+
+/// [`fill`]'s pin step: the bodies of the latest pins a level left out, as many as fit.
+fn fill_pins(
+    ctx: &Ctx<'_>,
+    level: Level,
+    fits: &dyn Fn(&Level) -> bool,
+) -> (Level, Option<String>) {
+    if level.pin_bodies || level.pins_dropped {
+        return (level, None);
+    }
+    let pins = ctx
+        .prep
+        .pins
+        .iter()
+        .filter(|p| p.is_some_and(|p| p != Pin::UnresolvedError))
+        .count();
+    let at = |k: usize| Level {
+        pin_bodies_keep: Some(k),
+        ..level
+    };
+    if pins == 0 || !fits(&at(1)) {
+        return (level, None);
+    }
+    let k = largest(1, pins, &at, fits);
+    let note = if k >= pins {
+        "every pin's body back".to_string()
+    } else {
+        format!("the last {k} pins' bodies back")
+    };
+    (at(k), Some(note))
+}
+
+/// The largest `x` in `lo..=hi` with `at(x)` fitting (`at(lo)` fits; the size grows with `x`).
+fn largest(
+    lo: usize,
+    hi: usize,
+    at: &dyn Fn(usize) -> Level,
+    fits: &dyn Fn(&Level) -> bool,
+) -> usize {
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(&at(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// [`fill`]'s prose steps: the latest user messages, wider user windows, then assistant text.
+fn fill_prose(
+    ctx: &Ctx<'_>,
+    level: Level,
+    users: usize,
+    fits: &dyn Fn(&Level) -> bool,
+) -> (Level, Option<String>) {
+    let largest = |lo: usize, hi: usize, at: &dyn Fn(usize) -> Level| largest(lo, hi, at, fits);
     match level.user_keep {
         Some((first, last)) if first > 0 && first + last < users => {
             let at = |k: usize| Level {
@@ -501,6 +579,38 @@ fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, 
                     }
                     out = at(largest(x, x * 2 - 1, &at));
                     note = Some(format!("room left: {what} text windows widened"));
+                } else if text && base.text.0 == 0 {
+                    // Assistant text left out: even the narrowest windows for all of it are
+                    // too many; the latest ones, at the last windows a level kept for all, as
+                    // many as fit.
+                    let narrow = LEVELS
+                        .iter()
+                        .rev()
+                        .find(|l| l.text.0 > 0)
+                        .map_or(rich.text, |l| l.text);
+                    let at = |k: usize| Level {
+                        text: narrow,
+                        text_keep: Some(k),
+                        ..base
+                    };
+                    let total = ctx
+                        .prep
+                        .msgs
+                        .iter()
+                        .filter(|m| {
+                            matches!(&m.kind, super::region::Kind::Assistant(b)
+                                if !super::region::text_of(b).trim().is_empty())
+                        })
+                        .count();
+                    if total > 0 && fits(&at(1)) {
+                        let k = largest(1, total, &at);
+                        out = at(k);
+                        note = Some(if k >= total {
+                            "room left: every assistant text back".to_string()
+                        } else {
+                            format!("room left: the last {k} assistant texts back")
+                        });
+                    }
                 }
                 break;
             }
