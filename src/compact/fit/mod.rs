@@ -33,7 +33,7 @@
 //!
 //! When the summary still falls short of 95% of its budget with every line it wanted (a region
 //! of conversation, edits and little tool output), the skeleton takes the room back
-//! ([`fill`]): the bodies of the latest pins the level left out, then at levels 11–14 the
+//! (`fill`): the bodies of the latest pins the level left out, then at levels 11–14 the
 //! latest user messages that fit, else wider user windows, then wider assistant windows (or,
 //! where assistant text is left out and even the narrowest windows for all of it are too
 //! many, the latest assistant texts), so that a budget is met within 5% when the region has
