@@ -481,20 +481,44 @@ pub fn render(
     });
     let mut text_ordinal = 0;
     let mut user_ordinal = 0;
-    let mut users_out = 0usize;
+    // Shell commands the user ran are left out by the same rule, counted on their own.
+    let commands = msgs
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.kind,
+                Kind::Bash {
+                    excluded: false,
+                    ..
+                }
+            )
+        })
+        .count();
+    let command_shown = |ordinal: usize| match o.user_keep {
+        None => true,
+        Some((first, last)) => ordinal < first || ordinal + last >= commands,
+    };
+    let mut command_ordinal = 0;
+    // User messages and shell commands left out since the last line, counted in place.
+    let mut users_out = (0usize, 0usize);
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Pair> = Vec::new();
-    let flush_users = |users_out: &mut usize, parts: &mut Parts| {
-        if *users_out > 0 {
-            parts.push(format!(
-                "[{} user message{} left out]",
-                users_out,
-                if *users_out == 1 { "" } else { "s" }
-            ));
-            *users_out = 0;
-        }
+    let flush_users = |users_out: &mut (usize, usize), parts: &mut Parts| {
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let line = match *users_out {
+            (0, 0) => return,
+            (u, 0) => plural(u, "user message"),
+            (0, c) => plural(c, "shell command"),
+            (u, c) => format!(
+                "{} and {}",
+                plural(u, "user message"),
+                plural(c, "shell command")
+            ),
+        };
+        parts.push(format!("[{line} left out]"));
+        *users_out = (0, 0);
     };
-    let flush = |run: &mut Vec<&Pair>, users_out: &mut usize, parts: &mut Parts| {
+    let flush = |run: &mut Vec<&Pair>, users_out: &mut (usize, usize), parts: &mut Parts| {
         flush_users(users_out, parts);
         if run.is_empty() {
             return;
@@ -546,7 +570,7 @@ pub fn render(
             Kind::User(blocks) => {
                 user_ordinal += 1;
                 if !shown(user_ordinal - 1) {
-                    users_out += 1;
+                    users_out.0 += 1;
                     parts.out.users_left_out += 1;
                     continue;
                 }
@@ -620,6 +644,11 @@ pub fn render(
                 excluded,
             } => {
                 if *excluded {
+                    continue;
+                }
+                command_ordinal += 1;
+                if !command_shown(command_ordinal - 1) {
+                    users_out.1 += 1;
                     continue;
                 }
                 flush(&mut run, &mut users_out, &mut parts);

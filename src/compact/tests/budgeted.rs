@@ -978,3 +978,39 @@ fn budgets_are_met_on_a_mix_of_conversation_edits_and_output() {
         "{within5} of {points} within 5%"
     );
 }
+
+#[test]
+fn shell_commands_the_user_ran_are_left_out_with_the_user_messages() {
+    // `!cmd` runs (bashExecution) were shown at every level: under a small budget a region of
+    // them overran it even at the smallest skeleton. They follow the user messages' rule now,
+    // counted in place on their own.
+    let mut msgs: Vec<Value> = Vec::new();
+    for t in 0..60 {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("Step {t}.")}],"timestamp":1}));
+        let output: String = (0..100).map(|j| format!("f_{t}_{j}.rs\n")).collect();
+        msgs.push(json!({"role":"bashExecution","command":format!("ls src/{t}"),"output":output,"exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}));
+        msgs.push(json!({"role":"assistant","content":[{"type":"text","text":format!("Listed src/{t}.")}],"api":"x","provider":"mock","model":"m","stopReason":"stop","timestamp":2}));
+    }
+    msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
+    let (l, dir) = load_lines(
+        "room-bash",
+        &linked("bash-session", "/nonexistent/bash", msgs),
+    );
+    for cap in [300, 1_000] {
+        let plan = budget_plan(
+            &l,
+            budget::BudgetSpec {
+                target_ratio: None,
+                max_summary_tokens: Some(cap),
+                source: "test".into(),
+            },
+        );
+        let b = plan.budget.clone().unwrap();
+        assert!(b.achieved <= b.tokens, "{cap}: {b:?}");
+        assert!(plan.warnings.is_empty(), "{cap}: {:?}", plan.warnings);
+        assert!(plan.summary.contains("shell commands left out]"), "{cap}");
+        // The first command stays, as the first user message does.
+        assert!(plan.summary.contains("`ls src/0`"), "{cap}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
