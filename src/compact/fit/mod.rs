@@ -37,8 +37,8 @@
 //! (`fill`): the bodies of the latest pins the level left out, then at levels 11–14 the
 //! latest user messages that fit, else wider user windows, then wider assistant windows (or,
 //! where assistant text is left out and even the narrowest windows for all of it are too
-//! many, the latest assistant texts), so that a budget is met within 5% when the region has
-//! that much.
+//! many, the latest assistant texts), then longer edit heads and write bodies, so that a
+//! budget is met within 5% when the region has that much.
 //!
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
 //! output and in `details`.
@@ -432,8 +432,8 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
 }
 
 /// The skeleton takes back room the lines left (the summary under 95% of its budget with every
-/// line it could want): the latest pins' bodies, then the prose ([`fill_prose`]). The level to
-/// render, and what was given back (for `shrunk`).
+/// line it could want): the latest pins' bodies, the prose ([`fill_prose`]), then longer edit
+/// heads and write bodies. The level to render, and what was given back (for `shrunk`).
 fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, Option<String>) {
     let budget = ctx.budget;
     let floor = budget.saturating_mul(19) / 20;
@@ -449,14 +449,36 @@ fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, 
         return (level, pinned.map(|p| format!("room left: {p}")));
     }
     let (level, prose) = fill_prose(ctx, level, users, &fits);
-    let note = match (pinned, prose) {
-        (Some(p), Some(q)) => Some(format!(
-            "room left: {p}; {}",
-            q.trim_start_matches("room left: ")
-        )),
-        (Some(p), None) => Some(format!("room left: {p}")),
-        (None, q) => q,
-    };
+    let mut notes: Vec<String> = pinned.into_iter().collect();
+    notes.extend(prose.map(|q| q.trim_start_matches("room left: ").to_string()));
+    // Last, longer edit heads and write bodies, up to the richest level's.
+    let mut level = level;
+    if level.pin_bodies && short(&level) {
+        let rich = LEVELS[0];
+        if level.edit_head < rich.edit_head {
+            let at = |h: usize| Level {
+                edit_head: h,
+                ..level
+            };
+            let h = largest(level.edit_head, rich.edit_head, &at, &fits);
+            if h > level.edit_head {
+                level = at(h);
+                notes.push(format!("edit heads {h} chars"));
+            }
+        }
+        if short(&level) && level.write_body_max < rich.write_body_max {
+            let at = |w: usize| Level {
+                write_body_max: w,
+                ..level
+            };
+            let w = largest(level.write_body_max, rich.write_body_max, &at, &fits);
+            if w > level.write_body_max {
+                level = at(w);
+                notes.push(format!("write bodies up to {w} chars"));
+            }
+        }
+    }
+    let note = (!notes.is_empty()).then(|| format!("room left: {}", notes.join("; ")));
     (level, note)
 }
 
