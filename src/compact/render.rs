@@ -240,6 +240,34 @@ pub enum Title {
     Name,
 }
 
+/// Kinds of messages left out like user messages at the levels that leave those out, each
+/// counted on its own: shell commands the user ran, summaries of abandoned branches, tool
+/// results whose call is not in the region.
+const ASIDES: usize = 3;
+const ASIDE_COMMAND: usize = 0;
+const ASIDE_BRANCH: usize = 1;
+const ASIDE_ORPHAN: usize = 2;
+const ASIDE_NAMES: [(&str, &str); ASIDES] = [
+    ("shell command", "shell commands"),
+    ("branch summary", "branch summaries"),
+    (
+        "tool result without its call",
+        "tool results without their call",
+    ),
+];
+
+/// The aside kind of message `m` (`paired`: a tool result whose call is in the region).
+fn aside_of(m: &RMsg, paired: bool) -> Option<usize> {
+    match &m.kind {
+        Kind::Bash {
+            excluded: false, ..
+        } => Some(ASIDE_COMMAND),
+        Kind::BranchSummary(_) => Some(ASIDE_BRANCH),
+        Kind::ToolResult { .. } if !paired => Some(ASIDE_ORPHAN),
+        _ => None,
+    }
+}
+
 /// Render one kept tool call and its result.
 fn render_pair(
     d: &Decided<'_>,
@@ -481,90 +509,102 @@ pub fn render(
     });
     let mut text_ordinal = 0;
     let mut user_ordinal = 0;
-    // Shell commands the user ran are left out by the same rule, counted on their own.
-    let commands = msgs
-        .iter()
-        .filter(|m| {
-            matches!(
-                m.kind,
-                Kind::Bash {
-                    excluded: false,
-                    ..
-                }
-            )
-        })
-        .count();
-    let command_shown = |ordinal: usize| match o.user_keep {
+    // Shell commands the user ran, summaries of abandoned branches and tool results whose call
+    // is not in the region are left out by the same rule, each kind by its own ordinal and
+    // counted on its own (`Aside`).
+    let mut aside_totals = [0usize; ASIDES];
+    for (mi, m) in msgs.iter().enumerate() {
+        if let Some(k) = aside_of(m, paired[mi]) {
+            aside_totals[k] += 1;
+        }
+    }
+    let aside_shown = |k: usize, ordinal: usize| match o.user_keep {
         None => true,
-        Some((first, last)) => ordinal < first || ordinal + last >= commands,
+        Some((first, last)) => ordinal < first || ordinal + last >= aside_totals[k],
     };
-    let mut command_ordinal = 0;
-    // User messages and shell commands left out since the last line, counted in place.
-    let mut users_out = (0usize, 0usize);
+    let aside_kept =
+        |k: usize, ordinals: &mut [usize; ASIDES], out: &mut (usize, [usize; ASIDES])| {
+            ordinals[k] += 1;
+            let shown = aside_shown(k, ordinals[k] - 1);
+            if !shown {
+                out.1[k] += 1;
+            }
+            shown
+        };
+    let mut aside_ordinals = [0usize; ASIDES];
+    // User messages and asides left out since the last line, counted in place.
+    let mut users_out = (0usize, [0usize; ASIDES]);
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Pair> = Vec::new();
-    let flush_users = |users_out: &mut (usize, usize), parts: &mut Parts| {
+    let flush_users = |users_out: &mut (usize, [usize; ASIDES]), parts: &mut Parts| {
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        let line = match *users_out {
-            (0, 0) => return,
-            (u, 0) => plural(u, "user message"),
-            (0, c) => plural(c, "shell command"),
-            (u, c) => format!(
-                "{} and {}",
-                plural(u, "user message"),
-                plural(c, "shell command")
-            ),
+        let mut said: Vec<String> = Vec::new();
+        if users_out.0 > 0 {
+            said.push(plural(users_out.0, "user message"));
+        }
+        for (k, (one, many)) in ASIDE_NAMES.iter().enumerate() {
+            match users_out.1[k] {
+                0 => {}
+                1 => said.push(format!("1 {one}")),
+                n => said.push(format!("{n} {many}")),
+            }
+        }
+        let line = match said.len() {
+            0 => return,
+            1 => said.remove(0),
+            n => format!("{} and {}", said[..n - 1].join(", "), said[n - 1]),
         };
         parts.push(format!("[{line} left out]"));
-        *users_out = (0, 0);
+        *users_out = (0, [0; ASIDES]);
     };
-    let flush = |run: &mut Vec<&Pair>, users_out: &mut (usize, usize), parts: &mut Parts| {
-        flush_users(users_out, parts);
-        if run.is_empty() {
-            return;
-        }
-        if o.breadcrumbs {
-            let lines: Vec<String> = run
-                .iter()
-                .map(|p| {
-                    format!(
-                        "- dropped: **{}** {} ({}; {})",
-                        p.tool,
-                        ident(p, o.cwd.as_deref()),
-                        p.id(),
-                        size(clen(&p.output).max(p.output_chars))
-                    )
-                })
-                .collect();
-            parts.push(lines.join("\n"));
-        } else if o.drop_notes {
-            let mut by: Vec<(&str, usize)> = Vec::new();
-            for p in run.iter() {
-                match by.iter_mut().find(|(t, _)| *t == p.tool) {
-                    Some(x) => x.1 += 1,
-                    None => by.push((p.tool.as_str(), 1)),
-                }
+    let flush =
+        |run: &mut Vec<&Pair>, users_out: &mut (usize, [usize; ASIDES]), parts: &mut Parts| {
+            flush_users(users_out, parts);
+            if run.is_empty() {
+                return;
             }
-            by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            let list: Vec<String> = by
-                .iter()
-                .map(|(t, n)| {
-                    if *n == 1 {
-                        t.to_string()
-                    } else {
-                        format!("{t} ×{n}")
+            if o.breadcrumbs {
+                let lines: Vec<String> = run
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "- dropped: **{}** {} ({}; {})",
+                            p.tool,
+                            ident(p, o.cwd.as_deref()),
+                            p.id(),
+                            size(clen(&p.output).max(p.output_chars))
+                        )
+                    })
+                    .collect();
+                parts.push(lines.join("\n"));
+            } else if o.drop_notes {
+                let mut by: Vec<(&str, usize)> = Vec::new();
+                for p in run.iter() {
+                    match by.iter_mut().find(|(t, _)| *t == p.tool) {
+                        Some(x) => x.1 += 1,
+                        None => by.push((p.tool.as_str(), 1)),
                     }
-                })
-                .collect();
-            parts.push(format!(
-                "[{} tool call{} dropped: {}]",
-                run.len(),
-                if run.len() == 1 { "" } else { "s" },
-                list.join(", ")
-            ));
-        }
-        run.clear();
-    };
+                }
+                by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                let list: Vec<String> = by
+                    .iter()
+                    .map(|(t, n)| {
+                        if *n == 1 {
+                            t.to_string()
+                        } else {
+                            format!("{t} ×{n}")
+                        }
+                    })
+                    .collect();
+                parts.push(format!(
+                    "[{} tool call{} dropped: {}]",
+                    run.len(),
+                    if run.len() == 1 { "" } else { "s" },
+                    list.join(", ")
+                ));
+            }
+            run.clear();
+        };
     for (mi, m) in msgs.iter().enumerate() {
         match &m.kind {
             Kind::User(blocks) => {
@@ -625,7 +665,7 @@ pub fn render(
                 is_error,
                 ..
             } => {
-                if paired[mi] {
+                if paired[mi] || !aside_kept(ASIDE_ORPHAN, &mut aside_ordinals, &mut users_out) {
                     continue;
                 }
                 flush(&mut run, &mut users_out, &mut parts);
@@ -646,9 +686,7 @@ pub fn render(
                 if *excluded {
                     continue;
                 }
-                command_ordinal += 1;
-                if !command_shown(command_ordinal - 1) {
-                    users_out.1 += 1;
+                if !aside_kept(ASIDE_COMMAND, &mut aside_ordinals, &mut users_out) {
                     continue;
                 }
                 flush(&mut run, &mut users_out, &mut parts);
@@ -683,6 +721,9 @@ pub fn render(
                 ));
             }
             Kind::BranchSummary(summary) => {
+                if !aside_kept(ASIDE_BRANCH, &mut aside_ordinals, &mut users_out) {
+                    continue;
+                }
                 flush(&mut run, &mut users_out, &mut parts);
                 parts.push(format!(
                     "### Summary of an abandoned branch\n\n{}",

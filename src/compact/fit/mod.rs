@@ -24,8 +24,9 @@
 //! 8. user text to 120/50, another tool's carried summary to 5%;
 //! 9. pins and calls without a recorded result left out;
 //! 10. user text to 60 chars (30-char head and tail windows);
-//! 11. only the region's first user message and its last 3 (the others counted in place; the
-//!     shell commands the user ran by the same rule, counted on their own);
+//! 11. only the region's first user message and its last 3 (the others counted in place; shell
+//!     commands the user ran, branch summaries and tool results without their call by the same
+//!     rule, each counted on its own);
 //! 12. only the region's first user message;
 //! 13. no list of edited and written files;
 //! 14. the title names the pruner only (`# Session history before this point (pruned by

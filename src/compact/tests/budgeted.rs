@@ -1021,3 +1021,70 @@ fn shell_commands_the_user_ran_are_left_out_with_the_user_messages() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn branch_summaries_and_orphan_results_are_left_out_with_the_user_messages() {
+    // Summaries of abandoned branches and tool results whose call is not in the region were
+    // shown at every level: 60 of each overran a 1,000-token budget more than 3×.
+    let mut lines = vec![
+        json!({"type":"session","version":3,"id":"asides","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/nonexistent/asides"}),
+    ];
+    let mut parent: Option<String> = None;
+    let mut push = |mut entry: Value, lines: &mut Vec<Value>| {
+        let id = format!("a{:07}", lines.len());
+        entry["id"] = json!(id);
+        entry["parentId"] = json!(parent);
+        if entry["type"] == "branch_summary" {
+            entry["fromId"] = json!(parent);
+        }
+        entry["timestamp"] = json!("2026-01-01T00:00:00.000Z");
+        lines.push(entry);
+        parent = Some(id);
+    };
+    for t in 0..60 {
+        push(
+            json!({"type":"branch_summary","summary":format!("Explored option {t}: {}", "word ".repeat(400))}),
+            &mut lines,
+        );
+        push(
+            json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":format!("Go {t}.")}],"timestamp":1}}),
+            &mut lines,
+        );
+        push(
+            json!({"type":"message","message":{"role":"toolResult","toolCallId":format!("gone{t}"),"toolName":"bash","content":[{"type":"text","text":"orphan output ".repeat(200)}],"isError":false,"timestamp":1}}),
+            &mut lines,
+        );
+        push(
+            json!({"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"ok ".repeat(300)}],"api":"x","provider":"mock","model":"m","stopReason":"stop","timestamp":2}}),
+            &mut lines,
+        );
+    }
+    push(
+        json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}}),
+        &mut lines,
+    );
+    let (l, dir) = load_lines("room-asides", &lines);
+    for cap in [300, 1_000] {
+        let plan = budget_plan(
+            &l,
+            budget::BudgetSpec {
+                target_ratio: None,
+                max_summary_tokens: Some(cap),
+                source: "test".into(),
+            },
+        );
+        let b = plan.budget.clone().unwrap();
+        assert!(b.achieved <= b.tokens, "{cap}: {b:?}");
+        assert!(plan.warnings.is_empty(), "{cap}: {:?}", plan.warnings);
+        assert!(
+            plan.summary.contains("branch summaries and")
+                && plan
+                    .summary
+                    .contains("tool results without their call left out]"),
+            "{cap}"
+        );
+        // The first of each stays, as the first user message does.
+        assert!(plan.summary.contains("Explored option 0:"), "{cap}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
