@@ -437,7 +437,7 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
 /// heads and write bodies. The level to render, and what was given back (for `shrunk`).
 fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, Option<String>) {
     let budget = ctx.budget;
-    let floor = budget.saturating_mul(19) / 20;
+    let floor = budget.saturating_mul(19).div_ceil(20);
     let short = |l: &Level| ctx.measure(l, sel) < floor;
     if !short(&level) {
         return (level, None);
