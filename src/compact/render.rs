@@ -240,14 +240,17 @@ pub enum Title {
     Name,
 }
 
-/// Kinds of messages left out like user messages at the levels that leave those out, each
-/// counted on its own: shell commands the user ran, summaries of abandoned branches, tool
-/// results whose call is not in the region.
-const ASIDES: usize = 3;
-const ASIDE_COMMAND: usize = 0;
-const ASIDE_BRANCH: usize = 1;
-const ASIDE_ORPHAN: usize = 2;
-const ASIDE_NAMES: [(&str, &str); ASIDES] = [
+/// Kinds of messages the levels that leave user messages out leave out by the same rule (the
+/// region's first few and its last few of each kind stay), each counted in place on its own:
+/// user messages, shell commands the user ran, summaries of abandoned branches, tool results
+/// whose call is not in the region.
+const KINDS: usize = 4;
+const KIND_USER: usize = 0;
+const KIND_COMMAND: usize = 1;
+const KIND_BRANCH: usize = 2;
+const KIND_ORPHAN: usize = 3;
+const KIND_NAMES: [(&str, &str); KINDS] = [
+    ("user message", "user messages"),
     ("shell command", "shell commands"),
     ("branch summary", "branch summaries"),
     (
@@ -256,16 +259,22 @@ const ASIDE_NAMES: [(&str, &str); ASIDES] = [
     ),
 ];
 
-/// The aside kind of message `m` (`paired`: a tool result whose call is in the region).
-fn aside_of(m: &RMsg, paired: bool) -> Option<usize> {
+/// Which of those kinds message `m` is (`paired`: a tool result whose call is in the region).
+fn kind_of(m: &RMsg, paired: bool) -> Option<usize> {
     match &m.kind {
+        Kind::User(_) => Some(KIND_USER),
         Kind::Bash {
             excluded: false, ..
-        } => Some(ASIDE_COMMAND),
-        Kind::BranchSummary(_) => Some(ASIDE_BRANCH),
-        Kind::ToolResult { .. } if !paired => Some(ASIDE_ORPHAN),
+        } => Some(KIND_COMMAND),
+        Kind::BranchSummary(_) => Some(KIND_BRANCH),
+        Kind::ToolResult { .. } if !paired => Some(KIND_ORPHAN),
         _ => None,
     }
+}
+
+/// Assistant messages with text (what [`RenderOptions::text_keep`] counts).
+pub(super) fn has_text(m: &RMsg) -> bool {
+    matches!(&m.kind, Kind::Assistant(b) if !text_of(b).trim().is_empty())
 }
 
 /// Render one kept tool call and its result.
@@ -489,18 +498,7 @@ pub fn render(
             paired[j] = true;
         }
     }
-    // Which user messages are shown (by their ordinal among the region's user messages).
-    let users = msgs
-        .iter()
-        .filter(|m| matches!(m.kind, Kind::User(_)))
-        .count();
-    let shown = |ordinal: usize| match o.user_keep {
-        None => true,
-        Some((first, last)) => ordinal < first || ordinal + last >= users,
-    };
     // Which assistant texts are shown (by their ordinal among the region's non-empty ones).
-    let has_text =
-        |m: &RMsg| matches!(&m.kind, Kind::Assistant(b) if !text_of(b).trim().is_empty());
     let texts_shown_from = o.text_keep.map_or(0, |k| {
         msgs.iter()
             .filter(|m| has_text(m))
@@ -508,42 +506,33 @@ pub fn render(
             .saturating_sub(k)
     });
     let mut text_ordinal = 0;
-    let mut user_ordinal = 0;
-    // Shell commands the user ran, summaries of abandoned branches and tool results whose call
-    // is not in the region are left out by the same rule, each kind by its own ordinal and
-    // counted on its own (`Aside`).
-    let mut aside_totals = [0usize; ASIDES];
+    // Which user messages (and kinds kept like them) are shown, by their ordinal in their kind.
+    let mut totals = [0usize; KINDS];
     for (mi, m) in msgs.iter().enumerate() {
-        if let Some(k) = aside_of(m, paired[mi]) {
-            aside_totals[k] += 1;
+        if let Some(k) = kind_of(m, paired[mi]) {
+            totals[k] += 1;
         }
     }
-    let aside_shown = |k: usize, ordinal: usize| match o.user_keep {
-        None => true,
-        Some((first, last)) => ordinal < first || ordinal + last >= aside_totals[k],
-    };
-    let aside_kept =
-        |k: usize, ordinals: &mut [usize; ASIDES], out: &mut (usize, [usize; ASIDES])| {
-            ordinals[k] += 1;
-            let shown = aside_shown(k, ordinals[k] - 1);
-            if !shown {
-                out.1[k] += 1;
-            }
-            shown
+    let mut ordinals = [0usize; KINDS];
+    // Left out since the last line, counted in place.
+    let mut left_out = [0usize; KINDS];
+    let mut kept = |k: usize, left_out: &mut [usize; KINDS]| {
+        ordinals[k] += 1;
+        let shown = match o.user_keep {
+            None => true,
+            Some((first, last)) => ordinals[k] <= first || ordinals[k] + last > totals[k],
         };
-    let mut aside_ordinals = [0usize; ASIDES];
-    // User messages and asides left out since the last line, counted in place.
-    let mut users_out = (0usize, [0usize; ASIDES]);
+        if !shown {
+            left_out[k] += 1;
+        }
+        shown
+    };
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Pair> = Vec::new();
-    let flush_users = |users_out: &mut (usize, [usize; ASIDES]), parts: &mut Parts| {
-        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let flush_users = |left_out: &mut [usize; KINDS], parts: &mut Parts| {
         let mut said: Vec<String> = Vec::new();
-        if users_out.0 > 0 {
-            said.push(plural(users_out.0, "user message"));
-        }
-        for (k, (one, many)) in ASIDE_NAMES.iter().enumerate() {
-            match users_out.1[k] {
+        for (n, (one, many)) in left_out.iter().zip(KIND_NAMES) {
+            match n {
                 0 => {}
                 1 => said.push(format!("1 {one}")),
                 n => said.push(format!("{n} {many}")),
@@ -555,66 +544,63 @@ pub fn render(
             n => format!("{} and {}", said[..n - 1].join(", "), said[n - 1]),
         };
         parts.push(format!("[{line} left out]"));
-        *users_out = (0, [0; ASIDES]);
+        *left_out = [0; KINDS];
     };
-    let flush =
-        |run: &mut Vec<&Pair>, users_out: &mut (usize, [usize; ASIDES]), parts: &mut Parts| {
-            flush_users(users_out, parts);
-            if run.is_empty() {
-                return;
-            }
-            if o.breadcrumbs {
-                let lines: Vec<String> = run
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "- dropped: **{}** {} ({}; {})",
-                            p.tool,
-                            ident(p, o.cwd.as_deref()),
-                            p.id(),
-                            size(clen(&p.output).max(p.output_chars))
-                        )
-                    })
-                    .collect();
-                parts.push(lines.join("\n"));
-            } else if o.drop_notes {
-                let mut by: Vec<(&str, usize)> = Vec::new();
-                for p in run.iter() {
-                    match by.iter_mut().find(|(t, _)| *t == p.tool) {
-                        Some(x) => x.1 += 1,
-                        None => by.push((p.tool.as_str(), 1)),
-                    }
+    let flush = |run: &mut Vec<&Pair>, left_out: &mut [usize; KINDS], parts: &mut Parts| {
+        flush_users(left_out, parts);
+        if run.is_empty() {
+            return;
+        }
+        if o.breadcrumbs {
+            let lines: Vec<String> = run
+                .iter()
+                .map(|p| {
+                    format!(
+                        "- dropped: **{}** {} ({}; {})",
+                        p.tool,
+                        ident(p, o.cwd.as_deref()),
+                        p.id(),
+                        size(clen(&p.output).max(p.output_chars))
+                    )
+                })
+                .collect();
+            parts.push(lines.join("\n"));
+        } else if o.drop_notes {
+            let mut by: Vec<(&str, usize)> = Vec::new();
+            for p in run.iter() {
+                match by.iter_mut().find(|(t, _)| *t == p.tool) {
+                    Some(x) => x.1 += 1,
+                    None => by.push((p.tool.as_str(), 1)),
                 }
-                by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-                let list: Vec<String> = by
-                    .iter()
-                    .map(|(t, n)| {
-                        if *n == 1 {
-                            t.to_string()
-                        } else {
-                            format!("{t} ×{n}")
-                        }
-                    })
-                    .collect();
-                parts.push(format!(
-                    "[{} tool call{} dropped: {}]",
-                    run.len(),
-                    if run.len() == 1 { "" } else { "s" },
-                    list.join(", ")
-                ));
             }
-            run.clear();
-        };
+            by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let list: Vec<String> = by
+                .iter()
+                .map(|(t, n)| {
+                    if *n == 1 {
+                        t.to_string()
+                    } else {
+                        format!("{t} ×{n}")
+                    }
+                })
+                .collect();
+            parts.push(format!(
+                "[{} tool call{} dropped: {}]",
+                run.len(),
+                if run.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            ));
+        }
+        run.clear();
+    };
     for (mi, m) in msgs.iter().enumerate() {
         match &m.kind {
             Kind::User(blocks) => {
-                user_ordinal += 1;
-                if !shown(user_ordinal - 1) {
-                    users_out.0 += 1;
+                if !kept(KIND_USER, &mut left_out) {
                     parts.out.users_left_out += 1;
                     continue;
                 }
-                flush(&mut run, &mut users_out, &mut parts);
+                flush(&mut run, &mut left_out, &mut parts);
                 let mut s = "### User\n\n".to_string();
                 s.push_str(&keep_window(&text_of(blocks), o.user_whole, o.user_window));
                 if let Some(n) = images_note(blocks) {
@@ -630,7 +616,7 @@ pub fn render(
                     text_ordinal > texts_shown_from
                 };
                 if shown && o.text_whole > 0 {
-                    flush(&mut run, &mut users_out, &mut parts);
+                    flush(&mut run, &mut left_out, &mut parts);
                     parts.push(format!(
                         "### Assistant\n\n{}",
                         keep_window(&text, o.text_whole, o.text_window)
@@ -648,7 +634,7 @@ pub fn render(
                     }
                     fill(k, &mut d.body)?;
                     let body = d.body.take();
-                    flush(&mut run, &mut users_out, &mut parts);
+                    flush(&mut run, &mut left_out, &mut parts);
                     let result = d.pair.result_msg.and_then(|j| match &msgs.get(j)?.kind {
                         Kind::ToolResult { blocks, .. } => Some(blocks.as_slice()),
                         _ => None,
@@ -665,10 +651,10 @@ pub fn render(
                 is_error,
                 ..
             } => {
-                if paired[mi] || !aside_kept(ASIDE_ORPHAN, &mut aside_ordinals, &mut users_out) {
+                if paired[mi] || !kept(KIND_ORPHAN, &mut left_out) {
                     continue;
                 }
-                flush(&mut run, &mut users_out, &mut parts);
+                flush(&mut run, &mut left_out, &mut parts);
                 let text = text_of(blocks);
                 let err = if *is_error { " (error)" } else { "" };
                 parts.push(format!(
@@ -686,10 +672,10 @@ pub fn render(
                 if *excluded {
                     continue;
                 }
-                if !aside_kept(ASIDE_COMMAND, &mut aside_ordinals, &mut users_out) {
+                if !kept(KIND_COMMAND, &mut left_out) {
                     continue;
                 }
-                flush(&mut run, &mut users_out, &mut parts);
+                flush(&mut run, &mut left_out, &mut parts);
                 let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
                 // What the user chose to show the agent: it shrinks with the user's text.
                 if o.user_whole > 0 {
@@ -714,17 +700,17 @@ pub fn render(
                 if o.text_whole == 0 {
                     continue;
                 }
-                flush(&mut run, &mut users_out, &mut parts);
+                flush(&mut run, &mut left_out, &mut parts);
                 parts.push(format!(
                     "### Note ({custom_type})\n\n{}",
                     keep_window(&text_of(blocks), o.text_whole, o.text_window)
                 ));
             }
             Kind::BranchSummary(summary) => {
-                if !aside_kept(ASIDE_BRANCH, &mut aside_ordinals, &mut users_out) {
+                if !kept(KIND_BRANCH, &mut left_out) {
                     continue;
                 }
-                flush(&mut run, &mut users_out, &mut parts);
+                flush(&mut run, &mut left_out, &mut parts);
                 parts.push(format!(
                     "### Summary of an abandoned branch\n\n{}",
                     keep_window(summary, o.user_whole, o.user_window)
@@ -733,7 +719,7 @@ pub fn render(
             Kind::Other(_) => {}
         }
     }
-    flush(&mut run, &mut users_out, &mut parts);
+    flush(&mut run, &mut left_out, &mut parts);
     if o.changed_files {
         let mut paths: Vec<&str> = Vec::new();
         for d in decided.iter() {

@@ -453,30 +453,33 @@ fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, 
     let mut notes: Vec<String> = pinned.into_iter().collect();
     notes.extend(prose.map(|q| q.trim_start_matches("room left: ").to_string()));
     // Last, longer edit heads and write bodies, up to the richest level's.
+    type Field = (fn(&Level) -> usize, fn(Level, usize) -> Level, &'static str);
+    let fields: [Field; 2] = [
+        (
+            |l| l.edit_head,
+            |l, v| Level { edit_head: v, ..l },
+            "edit heads",
+        ),
+        (
+            |l| l.write_body_max,
+            |l, v| Level {
+                write_body_max: v,
+                ..l
+            },
+            "write bodies up to",
+        ),
+    ];
     let mut level = level;
-    if level.pin_bodies && short(&level) {
-        let rich = LEVELS[0];
-        if level.edit_head < rich.edit_head {
-            let at = |h: usize| Level {
-                edit_head: h,
-                ..level
-            };
-            let h = largest(level.edit_head, rich.edit_head, &at, &fits);
-            if h > level.edit_head {
-                level = at(h);
-                notes.push(format!("edit heads {h} chars"));
-            }
+    for (get, set, what) in fields {
+        let (from, to) = (get(&level), get(&LEVELS[0]));
+        if !level.pin_bodies || !short(&level) || from >= to {
+            continue;
         }
-        if short(&level) && level.write_body_max < rich.write_body_max {
-            let at = |w: usize| Level {
-                write_body_max: w,
-                ..level
-            };
-            let w = largest(level.write_body_max, rich.write_body_max, &at, &fits);
-            if w > level.write_body_max {
-                level = at(w);
-                notes.push(format!("write bodies up to {w} chars"));
-            }
+        let base = level;
+        let v = largest(from, to, &|v| set(base, v), &fits);
+        if v > from {
+            level = set(base, v);
+            notes.push(format!("{what} {v} chars"));
         }
     }
     let note = (!notes.is_empty()).then(|| format!("room left: {}", notes.join("; ")));
@@ -617,15 +620,7 @@ fn fill_prose(
                         text_keep: Some(k),
                         ..base
                     };
-                    let total = ctx
-                        .prep
-                        .msgs
-                        .iter()
-                        .filter(|m| {
-                            matches!(&m.kind, super::region::Kind::Assistant(b)
-                                if !super::region::text_of(b).trim().is_empty())
-                        })
-                        .count();
+                    let total = ctx.prep.msgs.iter().filter(|m| render::has_text(m)).count();
                     if total > 0 && fits(&at(1)) {
                         let k = largest(1, total, &at);
                         out = at(k);

@@ -100,6 +100,15 @@ fn budget_plan(l: &Loaded, spec: budget::BudgetSpec) -> CompactPlan {
 }
 
 fn budget_plan_with(l: &Loaded, spec: budget::BudgetSpec, summary_text: bool) -> CompactPlan {
+    try_budget_plan(l, spec, summary_text).expect("nothing to compact")
+}
+
+/// The plan under `spec`, `None` when there is nothing to compact.
+fn try_budget_plan(
+    l: &Loaded,
+    spec: budget::BudgetSpec,
+    summary_text: bool,
+) -> Option<CompactPlan> {
     let s = &l.s;
     let o = CompactOptions {
         budget: Some(spec),
@@ -118,9 +127,9 @@ fn budget_plan_with(l: &Loaded, spec: budget::BudgetSpec, summary_text: bool) ->
         &mut |i| s.read_value(i),
     )
     .unwrap() else {
-        panic!("nothing to compact")
+        return None;
     };
-    *plan
+    Some(*plan)
 }
 
 fn budget_loaded(tag: &str, turns: usize) -> (Loaded, PathBuf) {
@@ -131,6 +140,14 @@ fn ratio(r: f64) -> budget::BudgetSpec {
     budget::BudgetSpec {
         target_ratio: Some(r),
         max_summary_tokens: None,
+        source: "test".into(),
+    }
+}
+
+fn at_most(tokens: u64) -> budget::BudgetSpec {
+    budget::BudgetSpec {
+        target_ratio: None,
+        max_summary_tokens: Some(tokens),
         source: "test".into(),
     }
 }
@@ -675,14 +692,7 @@ fn at_a_generous_budget_room_the_lines_leave_goes_to_the_prose() {
 #[test]
 fn the_smallest_budgets_cut_the_title_to_its_name() {
     let (l, dir) = budget_loaded("tiny", 40);
-    let plan = budget_plan(
-        &l,
-        budget::BudgetSpec {
-            target_ratio: None,
-            max_summary_tokens: Some(40),
-            source: "test".into(),
-        },
-    );
+    let plan = budget_plan(&l, at_most(40));
     let b = plan.budget.clone().unwrap();
     assert!(b.achieved <= b.tokens, "{b:?}\n{}", plan.summary);
     assert_eq!(
@@ -765,16 +775,7 @@ fn a_region_without_tool_output_still_fills_its_budget() {
     // messages, then wider prose windows. Before, the summary stopped at the level whose
     // skeleton fit its share (at 1,000 tokens: the first user message and the last 3, ~140).
     let (l, dir) = load_lines("room-prose", &prose_lines(100));
-    let specs = [
-        ratio(0.15),
-        ratio(0.05),
-        ratio(0.02),
-        budget::BudgetSpec {
-            target_ratio: None,
-            max_summary_tokens: Some(1_000),
-            source: "test".into(),
-        },
-    ];
+    let specs = [ratio(0.15), ratio(0.05), ratio(0.02), at_most(1_000)];
     for spec in specs {
         let plan = budget_plan(&l, spec.clone());
         let b = plan.budget.clone().unwrap();
@@ -793,14 +794,7 @@ fn a_region_without_tool_output_still_fills_its_budget() {
         assert!(plan.summary.contains("Question 97:"), "{spec:?}");
     }
     // Under the 1,000-token cap only some user messages fit: the latest ones came back.
-    let plan = budget_plan(
-        &l,
-        budget::BudgetSpec {
-            target_ratio: None,
-            max_summary_tokens: Some(1_000),
-            source: "test".into(),
-        },
-    );
+    let plan = budget_plan(&l, at_most(1_000));
     let last = plan.budget.unwrap().shrunk.pop().unwrap();
     assert!(
         last.starts_with("only the region's first user message"),
@@ -946,23 +940,7 @@ fn budgets_are_met_on_a_mix_of_conversation_edits_and_output() {
     for seed in 0..24 {
         let (l, dir) = load_lines(&format!("mixed-{seed}"), &mixed_lines(seed));
         for r in [0.30, 0.15, 0.05] {
-            let o = CompactOptions {
-                budget: Some(ratio(r)),
-                lite: true,
-                ..opts(4_000)
-            };
-            let s = &l.s;
-            let Outcome::Ready(plan) = plan(
-                &l.s,
-                &l.t,
-                &l.p,
-                Some(&l.w),
-                &o,
-                &Heuristic,
-                &NoProgress,
-                &mut |i| s.read_value(i),
-            )
-            .unwrap() else {
+            let Some(plan) = try_budget_plan(&l, ratio(r), true) else {
                 continue;
             };
             let b = plan.budget.clone().unwrap();
@@ -1004,14 +982,7 @@ fn shell_commands_the_user_ran_are_left_out_with_the_user_messages() {
         &linked("bash-session", "/nonexistent/bash", msgs),
     );
     for cap in [300, 1_000] {
-        let plan = budget_plan(
-            &l,
-            budget::BudgetSpec {
-                target_ratio: None,
-                max_summary_tokens: Some(cap),
-                source: "test".into(),
-            },
-        );
+        let plan = budget_plan(&l, at_most(cap));
         let b = plan.budget.clone().unwrap();
         assert!(b.achieved <= b.tokens, "{cap}: {b:?}");
         assert!(plan.warnings.is_empty(), "{cap}: {:?}", plan.warnings);
@@ -1065,14 +1036,7 @@ fn branch_summaries_and_orphan_results_are_left_out_with_the_user_messages() {
     );
     let (l, dir) = load_lines("room-asides", &lines);
     for cap in [300, 1_000] {
-        let plan = budget_plan(
-            &l,
-            budget::BudgetSpec {
-                target_ratio: None,
-                max_summary_tokens: Some(cap),
-                source: "test".into(),
-            },
-        );
+        let plan = budget_plan(&l, at_most(cap));
         let b = plan.budget.clone().unwrap();
         assert!(b.achieved <= b.tokens, "{cap}: {b:?}");
         assert!(plan.warnings.is_empty(), "{cap}: {:?}", plan.warnings);
