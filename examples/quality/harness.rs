@@ -56,6 +56,15 @@ pub fn is_distinctive(t: &str) -> bool {
         .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
 }
 
+/// `text` with JSON string escapes of whitespace and quotes undone (a tool call's arguments
+/// are JSON in the prose).
+pub fn unescape(text: &str) -> String {
+    text.replace("\\n", "\n")
+        .replace("\\t", "\t")
+        .replace("\\r", "\r")
+        .replace("\\\"", "\"")
+}
+
 /// Every distinctive string of `text`, in order of appearance (with repeats).
 pub fn distinctive_iter(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !token_char(c))
@@ -348,6 +357,11 @@ pub struct Case {
     /// A label per fact (needles: their position), or none.
     pub labels: Vec<String>,
     pub distractors: Vec<String>,
+    /// Predictive cases: the distinctive strings of the region's prose (user and assistant
+    /// text, tool-call arguments, carried summaries) that the later lines use and the kept
+    /// part does not hold. Not facts by the issues' rule (it assumes a summary keeps the prose
+    /// whole), but pi-shake's skeleton cuts prose under a budget: this shows what that costs.
+    pub prose: Vec<String>,
     /// Facts are distinctive strings, kept when the summary holds the same string as a
     /// distinctive string of its own (not merely inside a longer one); else lines, kept when
     /// the summary holds them verbatim.
@@ -359,6 +373,8 @@ pub struct Facts {
     pub facts: Vec<String>,
     pub labels: Vec<String>,
     pub distractors: Vec<String>,
+    /// See [`Case::prose`].
+    pub prose: Vec<String>,
 }
 
 /// The facts of a prepared prefix under `rule`.
@@ -387,10 +403,43 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
             }
             let mut excl = HashSet::new();
             distinctive_into(&kept_text, &mut excl);
+            // Prose strings are read from unescaped text: a tool call's arguments are JSON
+            // (`\tthis.x` is `this.x` after a tab).
+            let mut kept_strings = HashSet::new();
+            distinctive_into(&unescape(&kept_text), &mut kept_strings);
+            let mut prose = HashSet::new();
+            let mut src: std::collections::HashMap<String, String> = Default::default();
             for x in &p.region {
                 for s in &x.prose {
                     distinctive_into(s, &mut excl);
+                    let mut here = HashSet::new();
+                    distinctive_into(&unescape(s), &mut here);
+                    for h in &here {
+                        let kind = if x.role == "assistant"
+                            && s.contains('(')
+                            && s.ends_with(')')
+                            && s.find('(').is_some_and(|i| !s[..i].contains(' '))
+                        {
+                            format!("call:{}", &s[..s.find('(').unwrap_or(0)])
+                        } else {
+                            x.role.clone()
+                        };
+                        src.entry(h.clone()).or_insert(kind);
+                    }
+                    prose.extend(here);
                 }
+            }
+            let prose: BTreeSet<String> = prose
+                .into_iter()
+                .filter(|t| later.contains(t) && !kept_strings.contains(t))
+                .collect();
+            if std::env::var_os("PX_SRC").is_some() {
+                let mut c: std::collections::BTreeMap<String, usize> = Default::default();
+                for t in &prose {
+                    *c.entry(src.get(t).cloned().unwrap_or_default())
+                        .or_default() += 1;
+                }
+                eprintln!("PROSE-SRC {c:?}");
             }
             // The carried previous summary is neither the kept part nor the region's prose (the
             // issue's rule): a string it shares with a region output is a fact like any other.
@@ -402,6 +451,7 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
                 facts: facts.into_iter().collect(),
                 labels: Vec::new(),
                 distractors: Vec::new(),
+                prose: prose.into_iter().collect(),
             }
         }
         FactRule::Lines {
@@ -414,6 +464,7 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
                 facts: needles.iter().map(|(l, _)| l.clone()).collect(),
                 labels: needles.iter().map(|(_, k)| k.clone()).collect(),
                 distractors: distractors.iter().filter(|l| keep(l)).cloned().collect(),
+                prose: Vec::new(),
             }
         }
     }
@@ -740,6 +791,9 @@ pub struct Score {
     pub kept: usize,
     pub distractors: usize,
     pub distractors_kept: usize,
+    /// Prose strings ([`Case::prose`]) and how many the text holds.
+    pub prose: usize,
+    pub prose_kept: usize,
     pub summary_tokens: u64,
     pub region_tokens: u64,
     /// [kept, facts] per fact label (needle position), when the case has labels.
@@ -789,6 +843,8 @@ impl Score {
             kept: case.facts.iter().filter(|f| holds(f)).count(),
             distractors: case.distractors.len(),
             distractors_kept: case.distractors.iter().filter(|f| holds(f)).count(),
+            prose: case.prose.len(),
+            prose_kept: case.prose.iter().filter(|f| set.contains(*f)).count(),
             summary_tokens: tokens_of(text),
             region_tokens: case.prepared.region_tokens(),
         }
@@ -815,6 +871,8 @@ pub struct Total {
     pub kept: usize,
     pub distractors: usize,
     pub distractors_kept: usize,
+    pub prose: usize,
+    pub prose_kept: usize,
     pub summary_tokens: u64,
     pub region_tokens: u64,
     pub by_label: BTreeMap<String, [usize; 2]>,
@@ -832,6 +890,8 @@ impl Total {
         self.kept += s.kept;
         self.distractors += s.distractors;
         self.distractors_kept += s.distractors_kept;
+        self.prose += s.prose;
+        self.prose_kept += s.prose_kept;
         self.summary_tokens += s.summary_tokens;
         self.region_tokens += s.region_tokens;
     }
@@ -1004,6 +1064,7 @@ pub fn build_cases(specs: Vec<CaseSpec>) -> Result<(Vec<Case>, Vec<Skip>)> {
             facts,
             labels,
             distractors,
+            prose,
         } = facts_of(&p, &s.rule);
         cases.push(Case {
             session: s.session,
@@ -1015,6 +1076,7 @@ pub fn build_cases(specs: Vec<CaseSpec>) -> Result<(Vec<Case>, Vec<Skip>)> {
             facts,
             labels,
             distractors,
+            prose,
             by_token: matches!(s.rule, FactRule::Predictive),
         });
     }
@@ -1047,6 +1109,9 @@ pub struct Row {
     pub within_budget: Option<bool>,
     /// The facts pi-shake's summary lost (for tuning: these are training sessions).
     pub missed: Vec<String>,
+    /// Prose strings ([`Case::prose`]) the summary does not hold.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missed_prose: Vec<String>,
 }
 
 /// Per-case baselines that do not depend on a size.
@@ -1136,6 +1201,18 @@ pub fn measure(
                 eprintln!("  {} {} {} …", case.session, case.point, r.label);
             }
             let outcome = run_pi_shake(bin, &case.prefix, &copy, case.keep, &args)?;
+            let missed_prose = match &outcome {
+                Outcome::Written { summary, .. } => {
+                    let mut set = HashSet::new();
+                    distinctive_into(summary, &mut set);
+                    case.prose
+                        .iter()
+                        .filter(|f| !set.contains(*f))
+                        .cloned()
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
             let (ours, missed) = match &outcome {
                 Outcome::Written { summary, .. } => {
                     let sc = Score::of(case, summary);
@@ -1190,6 +1267,7 @@ pub fn measure(
                 budget_tokens,
                 within_budget,
                 missed,
+                missed_prose,
             });
         }
     }
@@ -1450,6 +1528,17 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
             total_cell(t.2),
             total_cell(t.3),
         );
+        if !needles && t.0.prose > 0 {
+            let cell = |t: &Total| ratio(t.prose_kept, t.prose);
+            let _ = writeln!(
+                s,
+                "|  | prose strings kept |  |  |  |  | {} | {} | {} | {} |",
+                cell(t.0),
+                cell(t.1),
+                cell(t.2),
+                cell(t.3),
+            );
+        }
         if needles {
             let label_cell = |t: &Total, l: &str| {
                 t.by_label

@@ -85,6 +85,7 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
     let facts = harness::facts_of(&p, &FactRule::Predictive).facts;
     assert_eq!(facts, ["alpha_beta_1", "summary_only_1"]);
     let case = Case {
+        prose: Vec::new(),
         session: "s".into(),
         point: "50%".into(),
         prefix: PathBuf::new(),
