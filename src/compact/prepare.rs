@@ -6,7 +6,7 @@
 use anyhow::Result;
 use serde_json::{Map, Value, json};
 
-use super::region::{self, Kind, RMsg};
+use super::region::{self, Kind, Pin, RMsg};
 use super::{CompactOptions, Fetch, Outcome, Prepared, budget, cut, fit, questions, state, text};
 use super::{CutOutcome, estimate_request_tokens};
 use crate::projection::{Overlays, Projection, materialize};
@@ -421,6 +421,33 @@ pub fn prepare(
         .as_deref()
         .filter(|t| super::carried::is_pi_shakes(t))
         .map(|t| super::carried::Carried::read(t, &mut extractor));
+    // An edit's or write's new text is cut into lines like an output's: where a level shows
+    // no heads of it, its lines compete with the outputs' ([`region::Pair::written_text`]).
+    // Its strings are not taken as held by the summary (the levels that leave the pins' bodies
+    // out would not hold them); they are worth a share of their class instead
+    // ([`budget::WRITTEN_WORTH`]), in the new text and in any output.
+    let mut written = vec![false; extractor.table.len()];
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i] == Some(Pin::EditWrite) {
+            let t = pair.written_text();
+            let f = (!t.is_empty()).then(|| extractor.features(&t));
+            if let Some(f) = &f {
+                written.resize(extractor.table.len(), false);
+                for h in f.strs.ids(0..f.strs.len()) {
+                    written[h as usize] = true;
+                }
+            }
+            feats[i] = f;
+        }
+    }
+    for (info, _) in extractor
+        .table
+        .iter_mut()
+        .zip(&written)
+        .filter(|(_, w)| **w)
+    {
+        info.scale_class(budget::WRITTEN_WORTH);
+    }
     let mut covered = vec![false; extractor.table.len()];
     let ids = std::mem::take(&mut extractor.ids);
     let mut cover = |t: &str| {
@@ -434,41 +461,46 @@ pub fn prepare(
     // words, pinned pairs, the kept tail. Each part is covered as it is made; in lite mode no
     // scorer reads the request's context, so the parts are not held.
     let mut kept_context = Vec::new();
-    let mut keep = |k: String, covers: bool| {
+    // `covers`: the part of `k` the summary holds anyway (`None`: all of it).
+    let mut keep = |k: String, covers: bool, only: Option<&str>| {
         if covers {
-            cover(&k);
+            cover(only.unwrap_or(&k));
         }
         if !opts.lite && !k.is_empty() {
             kept_context.push(k);
         }
     };
     if let Some(f) = &fitted.state.first {
-        keep(format!("{}\n{}", f.user, f.assistant), true);
+        keep(format!("{}\n{}", f.user, f.assistant), true, None);
     }
     for x in &fitted.state.recent {
-        keep(format!("{}\n{}", x.user, x.assistant), true);
+        keep(format!("{}\n{}", x.user, x.assistant), true, None);
     }
     if let Some(c) = &fitted.state.carried {
-        keep(c.clone(), carried.is_none());
+        keep(c.clone(), carried.is_none(), None);
     }
     if opts.lite {
         // Covered message by message: no copy of the region's prose at once.
         for part in prose_parts(&msgs) {
-            keep(part, true);
+            keep(part, true, None);
         }
     } else {
-        keep(prose_parts(&msgs).collect::<Vec<_>>().join("\n"), true);
+        keep(
+            prose_parts(&msgs).collect::<Vec<_>>().join("\n"),
+            true,
+            None,
+        );
     }
     for (i, pair) in pairs.iter().enumerate() {
-        if pins[i].is_some() {
+        if let Some(pin) = pins[i] {
+            let out = text::head(&pair.output, 2_000);
+            // An edit's or write's call line (its path) and result show; its text competes.
+            let shown = (pin == Pin::EditWrite)
+                .then(|| format!("{} {}\n{out}", pair.tool, pair.path().unwrap_or_default()));
             keep(
-                format!(
-                    "{} {}\n{}",
-                    pair.tool,
-                    pair.args,
-                    text::head(&pair.output, 2_000)
-                ),
+                format!("{} {}\n{out}", pair.tool, pair.args),
                 true,
+                shown.as_deref(),
             );
         }
     }

@@ -200,6 +200,28 @@ impl Pair {
     pub fn arg(&self, k: &str) -> Option<&str> {
         self.args.get(k).and_then(Value::as_str)
     }
+
+    /// The text an edit or write put in the file: a write's content, an edit's new texts
+    /// (one per edit, in order, a blank line between). Under a budget its lines compete
+    /// with the tool outputs' lines when the pin does not show its heads.
+    pub fn written_text(&self) -> String {
+        if self.tool == "write" {
+            return self.arg("content").unwrap_or("").to_string();
+        }
+        let mut parts: Vec<&str> = Vec::new();
+        if let Some(list) = self.args.get("edits").and_then(Value::as_array) {
+            parts.extend(
+                list.iter()
+                    .filter_map(|e| e.get("newText").and_then(Value::as_str)),
+            );
+        }
+        for k in ["newText", "new_string", "newString"] {
+            if let Some(t) = self.arg(k) {
+                parts.push(t);
+            }
+        }
+        parts.join("\n\n")
+    }
 }
 
 /// Pair every `toolCall` block with the `toolResult` carrying its id (the first one after it).
@@ -331,7 +353,8 @@ pub enum Pin {
     UnresolvedError,
     /// A result with images: untouched.
     Image,
-    /// `edit` / `write`: path, heads of old/new text, short write bodies.
+    /// `edit` / `write`: path, heads of old/new text, short write bodies (under a budget: path
+    /// and the kept lines of its new text).
     EditWrite,
     /// A git mutation: 600-char head.
     GitMutation,
@@ -347,6 +370,13 @@ impl Pin {
             Pin::EditWrite => "editWrite",
             Pin::GitMutation => "gitMutation",
         }
+    }
+
+    /// Whether a budget's levels show or leave out its body whole (a git head, a skill body,
+    /// an output with images). An unresolved error's lines compete at the levels that cut
+    /// it, and an edit's or write's new text competes line by line at every level.
+    pub fn body_by_level(self) -> bool {
+        matches!(self, Pin::Skill | Pin::Image | Pin::GitMutation)
     }
 }
 

@@ -51,7 +51,8 @@ pub struct Decided<'a> {
     pub pin: Option<Pin>,
     /// `(note, text)`: what the body is (`14 of 300 lines`, `verbatim`, …) and the text itself.
     pub body: Option<(String, String)>,
-    /// An edit/write pin shows its old/new heads, write body and result (else its call line).
+    /// An edit/write pin shows its old/new heads, write body and result (else its call line, and
+    /// under a budget the kept lines of its new text when its body says `k of n lines`).
     pub pin_body: bool,
 }
 
@@ -289,7 +290,10 @@ fn render_pair(
     if d.pin == Some(Pin::EditWrite) {
         s.push_str(&call_line(d, "", o));
         s.push('\n');
-        if d.pin_body {
+        if let Some((note, text)) = body.filter(|b| !b.0.is_empty() && !b.1.is_empty()) {
+            // Lines of its new text that won their place under the budget.
+            s.push_str(&format!("New text, {note}:\n{}\n", fenced(text, "")));
+        } else if d.pin_body {
             s.push_str(&render_edit_write(p, o));
             if let Some((_, text)) = body {
                 let line = cap_middle(text.trim(), 300);

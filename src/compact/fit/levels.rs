@@ -13,8 +13,6 @@ pub(super) struct Level {
     pub(super) text: (usize, usize),
     /// Only the region's last `n` assistant texts (`None`: all; set only by the fill).
     pub(super) text_keep: Option<usize>,
-    pub(super) edit_head: usize,
-    pub(super) write_body_max: usize,
     pub(super) git_head: usize,
     pub(super) skill_head: usize,
     /// Unresolved errors compete for lines instead of staying verbatim.
@@ -38,8 +36,6 @@ pub(super) const L0: Level = Level {
     user_keep: None,
     text: (2_000, 1_000),
     text_keep: None,
-    edit_head: 300,
-    write_body_max: 2_000,
     git_head: 600,
     skill_head: usize::MAX,
     err_lines: false,
@@ -66,9 +62,7 @@ const L1: Level = Level {
     ..L0
 };
 const L2: Level = Level {
-    step: "write bodies → length notes; edit heads 300 → 120 chars; skill bodies → 2,000 chars",
-    edit_head: 120,
-    write_body_max: 0,
+    step: "skill bodies → 2,000 chars",
     skill_head: 2_000,
     ..L1
 };
@@ -92,7 +86,7 @@ const L5: Level = Level {
     ..L4
 };
 const L6: Level = Level {
-    step: "edit/write, git and skill pins → their call line only",
+    step: "git and skill pins → their call line only",
     skill_head: 0,
     git_head: 0,
     pin_bodies: false,

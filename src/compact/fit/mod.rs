@@ -15,11 +15,11 @@
 //!
 //! 1. assistant text to 800/300-char windows, the short title, another tool's carried summary
 //!    to 30% of the budget;
-//! 2. write bodies to a length note, edit old/new heads 300 → 120 chars, skill bodies to 2,000;
+//! 2. skill bodies to 2,000 chars;
 //! 3. user text to 1,000/400, assistant text to 300/120;
 //! 4. git heads 600 → 200, unresolved errors from verbatim to their most valuable lines;
 //! 5. no aggregated drop lines, assistant text to 120/50, another tool's carried summary to 15%;
-//! 6. edit/write, git and skill pins to their call line;
+//! 6. git and skill pins to their call line;
 //! 7. no assistant text, user text to 300/120;
 //! 8. user text to 120/50, another tool's carried summary to 5%;
 //! 9. pins and calls without a recorded result left out;
@@ -38,8 +38,14 @@
 //! (`fill`): the bodies of the latest pins the level left out, then at levels 11–14 the
 //! latest user messages that fit, else wider user windows, then wider assistant windows (or,
 //! where assistant text is left out and even the narrowest windows for all of it are too
-//! many, the latest assistant texts), then longer edit heads and write bodies, so that a
-//! budget is met within 5% when the region has that much.
+//! many, the latest assistant texts), so that a budget is met within 5% when the region has
+//! that much.
+//!
+//! An edit or write pin shows its call line until level 9 leaves the pins out, and under its
+//! call the lines of its new text that the selection kept: the edit's `newText` (or the
+//! write's content) is cut into units like an output and competes with the outputs' lines
+//! ([`WRITTEN_FACTOR`], [`budget::WRITTEN_WORTH`]), instead of the design's fixed 300-char
+//! heads, which the threshold paths keep.
 //!
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
 //! output and in `details`.
@@ -78,6 +84,14 @@ pub const BARE_MARKERS_BELOW: f64 = 0.2;
 pub const SHRINK_STEPS: usize = LEVELS.len() - 1;
 /// The default target ratio (README "Compaction quality" explains the choice).
 pub const DEFAULT_RATIO: f64 = 0.15;
+
+/// The factor on the lines of an edit's or write's new text (its pin's call line always shows;
+/// the text competes with the outputs' lines, its strings already at
+/// [`budget::WRITTEN_WORTH`]): the file holds it, and a later read shows it. Chosen on the real
+/// sessions' curve of output facts and prose strings (`benches/quality/README.md`, eleventh
+/// round); it matters only where the pins stay (at 30%: 1 / 0.5 / 0.25 / 0.1 kept 753 / 758 /
+/// 768 / 778 of 817 output facts and 1,236 / 1,241 / 1,252 / 1,256 of 1,440 strings in all).
+pub const WRITTEN_FACTOR: f32 = 0.1;
 
 /// What later pairs tell about a pair (for its factor).
 #[derive(Clone, Debug, Default)]
@@ -154,6 +168,7 @@ fn is_web(tool: &str) -> bool {
 fn factor(
     i: usize,
     p: &Pair,
+    pin: Option<Pin>,
     facts: &PairFacts,
     prior: Option<&PairScore>,
 ) -> (f32, Vec<&'static str>) {
@@ -179,7 +194,10 @@ fn factor(
         f *= 1.25;
         why.push("editedLater");
     }
-    if p.tool == "read" {
+    if pin == Some(Pin::EditWrite) {
+        f *= WRITTEN_FACTOR;
+        why.push("written");
+    } else if p.tool == "read" {
         f *= 0.85;
         why.push("rereadable");
     } else if is_web(&p.tool) {
@@ -224,8 +242,9 @@ impl Ctx<'_> {
             text_whole: l.text.0,
             text_window: l.text.1,
             text_keep: l.text_keep,
-            edit_head: l.edit_head,
-            write_body_max: l.write_body_max,
+            // Edit and write pins show the lines of their new text the selection kept.
+            edit_head: 0,
+            write_body_max: 0,
             drop_notes: l.drop_notes,
             changed_files: l.changed_files,
             cwd: self.prep.cwd.clone(),
@@ -280,11 +299,13 @@ impl Ctx<'_> {
         let mut lazy = vec![false; prep.pairs.len()];
         // Pins whose bodies a level can leave out, latest first: the last `pin_bodies_keep`
         // keep theirs.
-        let mut with_body = vec![l.pin_bodies; prep.pairs.len()];
+        let mut with_body: Vec<bool> = (0..prep.pairs.len())
+            .map(|i| l.pin_bodies && prep.pins[i] != Some(Pin::EditWrite))
+            .collect();
         if let (false, Some(k)) = (l.pin_bodies, l.pin_bodies_keep) {
             let bodied = (0..prep.pairs.len())
                 .rev()
-                .filter(|&i| prep.pins[i].is_some_and(|p| p != Pin::UnresolvedError));
+                .filter(|&i| prep.pins[i].is_some_and(Pin::body_by_level));
             for i in bodied.take(k) {
                 with_body[i] = true;
             }
@@ -298,12 +319,13 @@ impl Ctx<'_> {
             let body = match (action, prep.pins[i]) {
                 (Action::Drop | Action::Unpaired, _) => None,
                 (_, Some(Pin::UnresolvedError)) if l.err_lines => body_of(),
-                (_, Some(Pin::EditWrite)) => Some((
+                (_, Some(Pin::EditWrite)) if sel[i].is_empty() => Some((
                     String::new(),
                     prep.pin_outputs[i]
                         .clone()
                         .unwrap_or_else(|| pair.output.clone()),
                 )),
+                (_, Some(Pin::EditWrite)) => body_of(),
                 (_, Some(pin)) => {
                     let out = prep.pin_outputs[i].as_deref().unwrap_or(&pair.output);
                     if !with_body[i] && pin != Pin::UnresolvedError {
@@ -433,8 +455,8 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
 }
 
 /// The skeleton takes back room the lines left (the summary under 95% of its budget with every
-/// line it could want): the latest pins' bodies, the prose ([`fill_prose`]), then longer edit
-/// heads and write bodies. The level to render, and what was given back (for `shrunk`).
+/// line it could want): the latest pins' bodies, then the prose ([`fill_prose`]). The level to
+/// render, and what was given back (for `shrunk`).
 fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, Option<String>) {
     let budget = ctx.budget;
     let floor = budget.saturating_mul(19).div_ceil(20);
@@ -452,36 +474,6 @@ fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, 
     let (level, prose) = fill_prose(ctx, level, users, &fits);
     let mut notes: Vec<String> = pinned.into_iter().collect();
     notes.extend(prose.map(|q| q.trim_start_matches("room left: ").to_string()));
-    // Last, longer edit heads and write bodies, up to the richest level's.
-    type Field = (fn(&Level) -> usize, fn(Level, usize) -> Level, &'static str);
-    let fields: [Field; 2] = [
-        (
-            |l| l.edit_head,
-            |l, v| Level { edit_head: v, ..l },
-            "edit heads",
-        ),
-        (
-            |l| l.write_body_max,
-            |l, v| Level {
-                write_body_max: v,
-                ..l
-            },
-            "write bodies up to",
-        ),
-    ];
-    let mut level = level;
-    for (get, set, what) in fields {
-        let (from, to) = (get(&level), get(&LEVELS[0]));
-        if !level.pin_bodies || !short(&level) || from >= to {
-            continue;
-        }
-        let base = level;
-        let v = largest(from, to, &|v| set(base, v), &fits);
-        if v > from {
-            level = set(base, v);
-            notes.push(format!("{what} {v} chars"));
-        }
-    }
     let note = (!notes.is_empty()).then(|| format!("room left: {}", notes.join("; ")));
     (level, note)
 }
@@ -499,7 +491,7 @@ fn fill_pins(
         .prep
         .pins
         .iter()
-        .filter(|p| p.is_some_and(|p| p != Pin::UnresolvedError))
+        .filter(|p| p.is_some_and(Pin::body_by_level))
         .count();
     let at = |k: usize| Level {
         pin_bodies_keep: Some(k),
@@ -660,6 +652,8 @@ fn select_at(
             Some(Pin::UnresolvedError) if level.err_lines && !level.pins_dropped => {
                 c.factor *= 2.0;
             }
+            // An edit's or write's new text competes where the level shows no heads of it.
+            Some(Pin::EditWrite) if !level.pins_dropped => {}
             Some(_) => c.eligible = false,
             None => {}
         }
@@ -735,18 +729,20 @@ pub fn finish(
     let mut whys: Vec<Vec<&'static str>> = Vec::with_capacity(n);
     let mut cands = Vec::with_capacity(n);
     for (i, p) in prep.pairs.iter().enumerate() {
-        let (f, why) = factor(i, p, &prep.facts, prior_map.get(&p.id()));
+        let (f, why) = factor(i, p, prep.pins[i], &prep.facts, prior_map.get(&p.id()));
         whys.push(why);
         // Header: `**tool** `ident` (tN; 123 of 4,567 lines):` + fences + separators.
         let header = 2.0
             + crate::jscompat::utf16_len(&render::ident(p, prep.cwd.as_deref())) as f64
             + crate::jscompat::utf16_len(&p.tool) as f64
             + 40.0;
+        let written = prep.pins[i] == Some(Pin::EditWrite);
         cands.push(Candidate {
-            eligible: p.result_msg.is_some() && prep.feats[i].is_some(),
+            eligible: (written || p.result_msg.is_some()) && prep.feats[i].is_some(),
             factor: f,
             header,
-            open: false,
+            // A pin's call line shows anyway.
+            open: written,
         });
     }
     let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
@@ -817,7 +813,9 @@ pub fn finish(
             let Some(f) = prep.feats[i].as_ref() else {
                 return Ok(String::new());
             };
-            let full = if !p.output.is_empty() {
+            let full = if prep.pins[i] == Some(Pin::EditWrite) {
+                std::borrow::Cow::Owned(p.written_text())
+            } else if !p.output.is_empty() {
                 std::borrow::Cow::Borrowed(p.output.as_str())
             } else if let Some(o) = &prep.pin_outputs[i] {
                 std::borrow::Cow::Borrowed(o.as_str())

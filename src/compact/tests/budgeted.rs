@@ -231,6 +231,8 @@ fn pins_shrink_in_the_stated_order() {
         assert!(shrunk.len() >= last.len(), "{r}: {shrunk:?}");
         assert_eq!(&shrunk[..last.len()], &last[..], "{r}");
         let edits = plan.summary.matches("**edit**").count();
+        // Under a budget an edit shows the kept lines of its new text, never heads.
+        assert!(!plan.summary.contains("Old ("), "{r}");
         let unpaired = plan.summary.contains("no result recorded");
         // Thinned user text: the region's first user message stays, the others are counted.
         let thinned = shrunk
@@ -267,11 +269,6 @@ fn pins_shrink_in_the_stated_order() {
                 assert!(!line.contains("/nonexistent/"), "{line}");
             }
             ever_listed |= listed;
-        } else if shrunk
-            .iter()
-            .any(|s| s.starts_with("edit/write, git and skill pins"))
-        {
-            assert!(!plan.summary.contains("Old ("), "{r}");
         } else {
             assert!(edits > 0, "{r}");
             assert!(unpaired, "{r}");
@@ -283,8 +280,8 @@ fn pins_shrink_in_the_stated_order() {
     // At the smallest budget (nearly) every step was taken, in the documented order.
     assert!(last.len() >= 11, "{last:?}");
     assert!(last[10].starts_with("only the region's first user message and its last 3"));
-    assert!(last[1].starts_with("write bodies"));
-    assert!(last[5].starts_with("edit/write, git and skill pins"));
+    assert!(last[1].starts_with("skill bodies"));
+    assert!(last[5].starts_with("git and skill pins"));
     assert!(last[8].starts_with("pins and calls without a result left out"));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -308,7 +305,7 @@ fn a_budgeted_summary_stays_a_transcript() {
             continue;
         }
         if in_fence && !line.starts_with("[…") {
-            let pin_part = ["Old (", "New (", "Content ("]
+            let pin_part = ["Old (", "New (", "Content (", "New text, "]
                 .iter()
                 .any(|p| header.starts_with(p));
             assert!(
@@ -806,9 +803,10 @@ fn a_region_without_tool_output_still_fills_its_budget() {
 }
 
 #[test]
-fn room_left_brings_back_the_latest_pin_bodies_and_assistant_texts() {
+fn room_left_goes_to_the_edits_new_text_then_the_prose() {
     // A region of edits with short outputs: the edits' bodies outweigh the skeleton's share, so
-    // the level leaves them out (pins → call line), and then nothing competes for the room.
+    // the level leaves their heads out (pins → call line); their new text's lines then compete
+    // for the room like output lines, and where the pins go too, the prose takes it back.
     let mut msgs: Vec<Value> = Vec::new();
     let body = |t: usize, tag: &str| -> String {
         (0..40)
@@ -830,11 +828,11 @@ fn room_left_brings_back_the_latest_pin_bodies_and_assistant_texts() {
         &linked("pins-session", "/nonexistent/pins", msgs),
     );
     for (r, back) in [
-        (0.30, "edit heads"),
-        (0.15, "pins' bodies back"),
-        (0.10, "pins' bodies back"),
-        (0.05, "pins' bodies back"),
-        (0.02, "assistant texts back"),
+        (0.30, None),
+        (0.15, None),
+        (0.10, None),
+        (0.05, None),
+        (0.02, Some("assistant texts back")),
     ] {
         let plan = budget_plan(&l, ratio(r));
         let b = plan.budget.clone().unwrap();
@@ -846,22 +844,30 @@ fn room_left_brings_back_the_latest_pin_bodies_and_assistant_texts() {
             b.tokens
         );
         let last = b.shrunk.last().unwrap();
-        assert!(last.contains(back), "{r}: {last}");
-        if back == "edit heads" {
-            // The level cut edit heads to 120 chars; the room left lengthens them again.
-            assert!(
-                last.starts_with("write bodies → length notes"),
-                "{r}: {last}"
-            );
-        } else if back.starts_with("pins") {
-            // The region's latest edit shows its body, the first only its call line.
+        if let Some(back) = back {
+            assert!(last.contains(back), "{r}: {last}");
+        }
+        if back.is_none() {
+            // Every edit keeps its call line, and most keep lines of their new text (its
+            // identifiers are what the outputs lack), never of the old text.
             let latest = (0..40)
                 .rev()
                 .find(|t| plan.summary.contains(&format!("src/handler_{t}.rs")))
                 .unwrap();
-            assert!(plan.summary.contains(&format!("new_{latest}_0")), "{r}");
-            assert!(plan.summary.contains("src/handler_0.rs"), "{r}");
-            assert!(!plan.summary.contains("old_0_0"), "{r}");
+            for t in 0..=latest {
+                assert!(plan.summary.contains(&format!("src/handler_{t}.rs")), "{r}");
+                assert!(!plan.summary.contains(&format!("old_{t}_")), "{r}");
+            }
+            let with_text = (0..40)
+                .filter(|t| plan.summary.contains(&format!("new_{t}_")))
+                .count();
+            assert!(
+                2 * with_text > latest + 1,
+                "{r}: {with_text} of {}",
+                latest + 1
+            );
+            assert_eq!(plan.summary.matches("New text, ").count(), with_text, "{r}");
+            assert!(!plan.summary.contains("New text, :"), "{r}");
         } else {
             // A latest assistant text is back, the first is not.
             assert!(plan.summary.contains("Editing handler_"), "{r}");
