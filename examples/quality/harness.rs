@@ -362,6 +362,9 @@ pub struct Case {
     /// part does not hold. Not facts by the issues' rule (it assumes a summary keeps the prose
     /// whole), but pi-shake's skeleton cuts prose under a budget: this shows what that costs.
     pub prose: Vec<String>,
+    /// Where each prose string first appears: `user`, `assistant`, `call:TOOL` (its arguments),
+    /// or the role of another message.
+    pub prose_src: Vec<String>,
     /// Facts are distinctive strings, kept when the summary holds the same string as a
     /// distinctive string of its own (not merely inside a longer one); else lines, kept when
     /// the summary holds them verbatim.
@@ -375,6 +378,7 @@ pub struct Facts {
     pub distractors: Vec<String>,
     /// See [`Case::prose`].
     pub prose: Vec<String>,
+    pub prose_src: Vec<String>,
 }
 
 /// The facts of a prepared prefix under `rule`.
@@ -433,14 +437,10 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
                 .into_iter()
                 .filter(|t| later.contains(t) && !kept_strings.contains(t))
                 .collect();
-            if std::env::var_os("PX_SRC").is_some() {
-                let mut c: std::collections::BTreeMap<String, usize> = Default::default();
-                for t in &prose {
-                    *c.entry(src.get(t).cloned().unwrap_or_default())
-                        .or_default() += 1;
-                }
-                eprintln!("PROSE-SRC {c:?}");
-            }
+            let prose_src = prose
+                .iter()
+                .map(|t| src.get(t).cloned().unwrap_or_default())
+                .collect();
             // The carried previous summary is neither the kept part nor the region's prose (the
             // issue's rule): a string it shares with a region output is a fact like any other.
             let facts: BTreeSet<String> = out
@@ -452,6 +452,7 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
                 labels: Vec::new(),
                 distractors: Vec::new(),
                 prose: prose.into_iter().collect(),
+                prose_src,
             }
         }
         FactRule::Lines {
@@ -465,6 +466,7 @@ pub fn facts_of(p: &Prepared, rule: &FactRule) -> Facts {
                 labels: needles.iter().map(|(_, k)| k.clone()).collect(),
                 distractors: distractors.iter().filter(|l| keep(l)).cloned().collect(),
                 prose: Vec::new(),
+                prose_src: Vec::new(),
             }
         }
     }
@@ -794,6 +796,9 @@ pub struct Score {
     /// Prose strings ([`Case::prose`]) and how many the text holds.
     pub prose: usize,
     pub prose_kept: usize,
+    /// [kept, strings] of the prose strings per source ([`Case::prose_src`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub prose_by_source: BTreeMap<String, [usize; 2]>,
     pub summary_tokens: u64,
     pub region_tokens: u64,
     /// [kept, facts] per fact label (needle position), when the case has labels.
@@ -837,8 +842,15 @@ impl Score {
             e[0] += usize::from(holds(f));
             e[1] += 1;
         }
+        let mut prose_by_source: BTreeMap<String, [usize; 2]> = BTreeMap::new();
+        for (f, k) in case.prose.iter().zip(&case.prose_src) {
+            let e = prose_by_source.entry(k.clone()).or_default();
+            e[0] += usize::from(set.contains(f));
+            e[1] += 1;
+        }
         Score {
             by_label,
+            prose_by_source,
             facts: case.facts.len(),
             kept: case.facts.iter().filter(|f| holds(f)).count(),
             distractors: case.distractors.len(),
@@ -873,6 +885,7 @@ pub struct Total {
     pub distractors_kept: usize,
     pub prose: usize,
     pub prose_kept: usize,
+    pub prose_by_source: BTreeMap<String, [usize; 2]>,
     pub summary_tokens: u64,
     pub region_tokens: u64,
     pub by_label: BTreeMap<String, [usize; 2]>,
@@ -892,6 +905,11 @@ impl Total {
         self.distractors_kept += s.distractors_kept;
         self.prose += s.prose;
         self.prose_kept += s.prose_kept;
+        for (k, [a, b]) in &s.prose_by_source {
+            let e = self.prose_by_source.entry(k.clone()).or_default();
+            e[0] += a;
+            e[1] += b;
+        }
         self.summary_tokens += s.summary_tokens;
         self.region_tokens += s.region_tokens;
     }
@@ -1065,6 +1083,7 @@ pub fn build_cases(specs: Vec<CaseSpec>) -> Result<(Vec<Case>, Vec<Skip>)> {
             labels,
             distractors,
             prose,
+            prose_src,
         } = facts_of(&p, &s.rule);
         cases.push(Case {
             session: s.session,
@@ -1077,6 +1096,7 @@ pub fn build_cases(specs: Vec<CaseSpec>) -> Result<(Vec<Case>, Vec<Skip>)> {
             labels,
             distractors,
             prose,
+            prose_src,
             by_token: matches!(s.rule, FactRule::Predictive),
         });
     }

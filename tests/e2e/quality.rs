@@ -82,10 +82,27 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
     };
     // The carried summary is neither the kept part nor the region's prose (the issue's rule):
     // a string it shares with a region output and the later lines is a fact.
-    let facts = harness::facts_of(&p, &FactRule::Predictive).facts;
+    let all = harness::facts_of(&p, &FactRule::Predictive);
+    let facts = all.facts;
     assert_eq!(facts, ["alpha_beta_1", "summary_only_1"]);
+    // The region's prose strings the later lines use (not facts by the rule) are counted
+    // apart, with where they come from; a tool call's JSON arguments are read unescaped.
+    assert_eq!(all.prose, ["prose_said_2"]);
+    assert_eq!(all.prose_src, ["user"]);
+    let mut q = p.clone();
+    q.region.push(part(
+        "assistant",
+        &[r#"edit({"newText":"	this.callMe_7()
+"})"#],
+        &[],
+    ));
+    q.later.push("this.callMe_7 again".into());
+    let more = harness::facts_of(&q, &FactRule::Predictive);
+    assert_eq!(more.prose, ["prose_said_2", "this.callMe_7"]);
+    assert_eq!(more.prose_src, ["user", "call:edit"]);
     let case = Case {
-        prose: Vec::new(),
+        prose: all.prose,
+        prose_src: all.prose_src,
         session: "s".into(),
         point: "50%".into(),
         prefix: PathBuf::new(),
@@ -103,6 +120,11 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
     assert_eq!(Score::of(&case, &harness::keep_all(&case.prepared)).kept, 2);
     // The prose alone (the carried summary with it) holds only the carried one.
     assert_eq!(Score::of(&case, &harness::drop_all(&case.prepared)).kept, 1);
+    // Prose strings kept, by source.
+    let sc = Score::of(&case, "x prose_said_2 y");
+    assert_eq!((sc.prose, sc.prose_kept), (1, 1));
+    assert_eq!(sc.prose_by_source.get("user"), Some(&[1, 1]));
+    assert_eq!(Score::of(&case, "nothing").prose_kept, 0);
 }
 
 #[test]
