@@ -290,3 +290,63 @@ fn dropped_calls_leave_one_line_per_run_or_breadcrumbs_behind_a_flag() {
     assert!(listed > 0, "{crumbs}");
     assert!(!crumbs.contains("tool calls dropped:"));
 }
+
+#[test]
+fn under_a_budget_an_edits_new_text_competes_and_pi_sends_it() {
+    // A real pi-mono session up to a user message before its own compaction.
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono/session.jsonl")).unwrap();
+    let prefix: String = src.lines().take(321).map(|l| format!("{l}\n")).collect();
+    let f = temp_dir("new-text").join("prefix.jsonl");
+    std::fs::write(&f, prefix).unwrap();
+    age(&f);
+    let rep = compact_json(&f, &["--target-ratio", "0.30"]);
+    assert_eq!(rep["compacted"], json!(true), "{rep}");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], json!("compaction"));
+    let summary = last["summary"].as_str().unwrap().to_string();
+    // Edit pins keep lines of their new text right under their call line, never heads.
+    let lines: Vec<&str> = summary.lines().collect();
+    let mut blocks = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("New text, ") {
+            blocks += 1;
+            assert!(
+                lines[i - 1].starts_with("**edit**") || lines[i - 1].starts_with("**write**"),
+                "{}",
+                lines[i - 1]
+            );
+            assert!(l.contains(" of ") || l.contains("verbatim"), "{l}");
+            assert!(lines[i + 1].starts_with("```"), "{}", lines[i + 1]);
+        }
+    }
+    assert!(blocks > 0, "{summary}");
+    assert!(!summary.contains("Old ("));
+    // `details` counts the kept lines of each edit's new text.
+    let pins: Vec<&Value> = rep["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["pin"] == json!("editWrite"))
+        .collect();
+    assert!(
+        pins.iter().any(|p| p["lines"][0].as_u64().unwrap_or(0) > 0),
+        "{pins:?}"
+    );
+    // Real pi loads it and sends exactly this summary first.
+    if need_oracle() {
+        let after = oracle1(&f, &["--messages"]);
+        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
+        let sent = after["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == json!("compactionSummary"))
+            .unwrap()["summary"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(sent, summary);
+    }
+}
