@@ -479,16 +479,24 @@ pub fn prepare(
     if let Some(c) = &fitted.state.carried {
         keep(c.clone(), carried.is_none(), None);
     }
+    // The region's own words. The user's stay in the summary (whole or in windows) at every
+    // level that keeps the user messages; the assistant's are cut to narrow windows or left
+    // out, so their strings are not taken as held: an output line holding one is worth it.
+    let users = |m: &RMsg| match &m.kind {
+        Kind::User(b) | Kind::Custom { blocks: b, .. } => Some(region::text_of(b)),
+        _ => None,
+    };
     if opts.lite {
         // Covered message by message: no copy of the region's prose at once.
-        for part in prose_parts(&msgs) {
+        for part in msgs.iter().filter_map(users).filter(|t| !t.is_empty()) {
             keep(part, true, None);
         }
     } else {
+        let shown: Vec<String> = msgs.iter().filter_map(users).collect();
         keep(
             prose_parts(&msgs).collect::<Vec<_>>().join("\n"),
             true,
-            None,
+            Some(&shown.join("\n")),
         );
     }
     for (i, pair) in pairs.iter().enumerate() {

@@ -13,10 +13,11 @@
 //! `class` favours paths and file names over identifiers over bare numbers, hashes and
 //! timestamps; `relatedness` grows with the share of its word pieces seen in the kept part and
 //! the latest prompts (what the agent is doing now); `repetition` grows slowly with the number
-//! of outputs holding it. A string already present in the kept part, the region's prose, the
-//! pins or the carried summary is worth nothing: the summary already has it — except a string
-//! of an edit's or write's new text, which the summary shows only where its lines win a place
-//! ([`WRITTEN_WORTH`] of its class, in that text and in any output). A line holding two
+//! of outputs holding it. A string already present in the kept part, the region's user text,
+//! the pins or the carried summary is worth nothing: the summary already has it — except a
+//! string of an edit's or write's new text, which the summary shows only where its lines win a
+//! place ([`WRITTEN_WORTH`] of its class, in that text and in any output). The assistant's text,
+//! which the levels cut to narrow windows or leave out, covers nothing. A line holding two
 //! or more words of the focus (the kept part's last user message and the `/compact`
 //! instructions) is worth more the more of them it holds: "change the mesh layer anomaly
 //! function" picks out `def mesh_layer_anomaly(…)`. A unit is worth the sum over its strings

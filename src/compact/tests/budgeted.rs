@@ -1058,3 +1058,55 @@ fn branch_summaries_and_orphan_results_are_left_out_with_the_user_messages() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_assistants_words_are_not_taken_as_held() {
+    // The assistant names `parseLedgerRow_42` in passing, deep in a long explanation the levels
+    // cut to windows; one of 400 lines of output holds it. Under a small budget the summary
+    // keeps that line: the assistant's text does not hold the string once it is cut.
+    let mut msgs: Vec<Value> = Vec::new();
+    let filler = "the explanation goes on without naming anything in particular. ".repeat(30);
+    for t in 0..12 {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("Look at part {t}.")}],"timestamp":1}));
+        let text = if t == 1 {
+            format!("{filler} The suspect is parseLedgerRow_42. {filler}")
+        } else {
+            filler.clone()
+        };
+        let id = format!("c{t}");
+        msgs.push(json!({"role":"assistant","content":[
+            {"type":"text","text":text},
+            {"type":"toolCall","id":id,"name":"bash","arguments":{"command":format!("cat logs/part_{t}.log")}}
+        ],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}));
+        let out: String = (0..400)
+            .map(|i| {
+                if t == 2 && i == 217 {
+                    "row 217: parseLedgerRow_42 amount".to_string()
+                } else {
+                    // A hash per line: worth a little, so the lines compete.
+                    format!(
+                        "row {i}: ok {:012x}",
+                        (t * 1000 + i) as u64 * 7_919 + 0xabc_0000_0000
+                    )
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        msgs.push(json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":out}],"isError":false,"timestamp":3}));
+    }
+    msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
+    let (l, dir) = load_lines(
+        "asst-held",
+        &linked("asst-session", "/nonexistent/asst", msgs),
+    );
+    let plan = budget_plan(&l, ratio(0.02));
+    // The assistant's text is cut to windows (or left out) that miss the name …
+    assert!(!plan.summary.contains("The suspect is"), "{}", plan.summary);
+    // … so the one output line holding it is worth it.
+    assert!(
+        plan.summary.contains("row 217: parseLedgerRow_42 amount"),
+        "{}",
+        plan.summary
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
