@@ -421,11 +421,11 @@ pub fn prepare(
         .as_deref()
         .filter(|t| super::carried::is_pi_shakes(t))
         .map(|t| super::carried::Carried::read(t, &mut extractor));
-    // An edit's or write's new text is cut into lines like an output's: where a level shows
-    // no heads of it, its lines compete with the outputs' ([`region::Pair::written_text`]).
-    // Its strings are not taken as held by the summary (the levels that leave the pins' bodies
-    // out would not hold them); they are worth a share of their class instead
-    // ([`budget::WRITTEN_WORTH`]), in the new text and in any output.
+    // An edit's or write's new text is cut into lines like an output's: under a budget its
+    // lines compete with the outputs' while the pins stay ([`region::Pair::written_text`]).
+    // Its strings are not taken as held by the summary (only the lines that win a place hold
+    // them); they are worth a share of their class instead ([`budget::WRITTEN_WORTH`]), in the
+    // new text and in any output.
     let mut written = vec![false; extractor.table.len()];
     for (i, pair) in pairs.iter().enumerate() {
         if pins[i] == Some(Pin::EditWrite) {
