@@ -201,26 +201,37 @@ impl Pair {
         self.args.get(k).and_then(Value::as_str)
     }
 
+    /// An edit's (old, new) text pairs: its `edits` list, then the single-edit argument names
+    /// agents use (`oldText`/`newText`, `old_string`/`new_string`, `oldString`/`newString`).
+    pub fn edits(&self) -> Vec<(&str, &str)> {
+        let mut out = Vec::new();
+        if let Some(list) = self.args.get("edits").and_then(Value::as_array) {
+            for e in list {
+                let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("");
+                out.push((g("oldText"), g("newText")));
+            }
+        }
+        for (ko, kn) in [
+            ("oldText", "newText"),
+            ("old_string", "new_string"),
+            ("oldString", "newString"),
+        ] {
+            if let (Some(a), Some(b)) = (self.arg(ko), self.arg(kn)) {
+                out.push((a, b));
+            }
+        }
+        out
+    }
+
     /// The text an edit or write put in the file: a write's content, an edit's new texts
-    /// (one per edit, in order, a blank line between). Under a budget its lines compete
-    /// with the tool outputs' lines when the pin does not show its heads.
+    /// ([`Self::edits`], in order, a blank line between). Under a budget its lines compete
+    /// with the tool outputs' lines.
     pub fn written_text(&self) -> String {
         if self.tool == "write" {
             return self.arg("content").unwrap_or("").to_string();
         }
-        let mut parts: Vec<&str> = Vec::new();
-        if let Some(list) = self.args.get("edits").and_then(Value::as_array) {
-            parts.extend(
-                list.iter()
-                    .filter_map(|e| e.get("newText").and_then(Value::as_str)),
-            );
-        }
-        for k in ["newText", "new_string", "newString"] {
-            if let Some(t) = self.arg(k) {
-                parts.push(t);
-            }
-        }
-        parts.join("\n\n")
+        let news: Vec<&str> = self.edits().into_iter().map(|(_, n)| n).collect();
+        news.join("\n\n")
     }
 }
 

@@ -395,22 +395,7 @@ fn render_edit_write(p: &Pair, o: &RenderOptions) -> String {
         }
         return s;
     }
-    let mut edits: Vec<(String, String)> = Vec::new();
-    if let Some(list) = p.args.get("edits").and_then(Value::as_array) {
-        for e in list {
-            let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            edits.push((g("oldText"), g("newText")));
-        }
-    }
-    for (ko, kn) in [
-        ("oldText", "newText"),
-        ("old_string", "new_string"),
-        ("oldString", "newString"),
-    ] {
-        if let (Some(a), Some(b)) = (p.arg(ko), p.arg(kn)) {
-            edits.push((a.to_string(), b.to_string()));
-        }
-    }
+    let edits = p.edits();
     let part = |label: &str, t: &str| {
         let n = clen(t);
         if n <= o.edit_head {

@@ -16,6 +16,19 @@ fn compact_json(f: &std::path::Path, extra: &[&str]) -> Value {
     r.json()
 }
 
+/// The compaction summary real pi sends (an oracle run with `--messages`).
+fn sent_summary(after: &Value) -> String {
+    after["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == json!("compactionSummary"))
+        .unwrap()["summary"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 #[test]
 fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
     if !need_oracle() {
@@ -87,15 +100,7 @@ fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
             );
             // Every user message of the region survives (its head, verbatim: at least the 30-char
             // window of the deepest level that keeps every user message).
-            let summary = after["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|m| m["role"] == json!("compactionSummary"))
-                .unwrap()["summary"]
-                .as_str()
-                .unwrap()
-                .to_string();
+            let summary = sent_summary(after);
             assert!(
                 !summary.contains(" omitted (~") || summary.contains("[image"),
                 "placeholder in summary"
@@ -338,15 +343,6 @@ fn under_a_budget_an_edits_new_text_competes_and_pi_sends_it() {
     if need_oracle() {
         let after = oracle1(&f, &["--messages"]);
         assert_eq!(after["ok"], json!(true), "{}", after["error"]);
-        let sent = after["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["role"] == json!("compactionSummary"))
-            .unwrap()["summary"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        assert_eq!(sent, summary);
+        assert_eq!(sent_summary(&after), summary);
     }
 }

@@ -152,6 +152,17 @@ fn at_most(tokens: u64) -> budget::BudgetSpec {
     }
 }
 
+/// A budgeted plan's summary is at most its budget and at least 95% of it.
+fn assert_within(b: &budget::BudgetReport, label: &str) {
+    assert!(b.achieved <= b.tokens, "{label}: {b:?}");
+    assert!(
+        b.achieved as f64 >= 0.95 * b.tokens as f64,
+        "{label}: {} < 95% of {}",
+        b.achieved,
+        b.tokens
+    );
+}
+
 #[test]
 fn a_dry_run_counts_the_summary_it_does_not_hold() {
     let (l, dir) = budget_loaded("count", 60);
@@ -186,13 +197,7 @@ fn budget_is_honoured_within_five_percent_at_every_ratio() {
         );
         assert_eq!(plan.sizes.region_after, b.achieved);
         // … at most the budget and at least 95% of it.
-        assert!(b.achieved <= b.tokens, "{r}: {} > {}", b.achieved, b.tokens);
-        assert!(
-            b.achieved as f64 >= 0.95 * b.tokens as f64,
-            "{r}: {} < 95% of {}",
-            b.achieved,
-            b.tokens
-        );
+        assert_within(&b, &format!("{r}"));
         assert_eq!(plan.scorer, fit::NAME);
         // Smaller budgets shrink more of the skeleton, never less.
         if r <= 0.05 {
@@ -776,13 +781,7 @@ fn a_region_without_tool_output_still_fills_its_budget() {
     for spec in specs {
         let plan = budget_plan(&l, spec.clone());
         let b = plan.budget.clone().unwrap();
-        assert!(b.achieved <= b.tokens, "{spec:?}: {b:?}");
-        assert!(
-            b.achieved as f64 >= 0.95 * b.tokens as f64,
-            "{spec:?}: {} < 95% of {}",
-            b.achieved,
-            b.tokens
-        );
+        assert_within(&b, &format!("{spec:?}"));
         let last = b.shrunk.last().expect("a prose region this size shrinks");
         assert!(last.contains("room left:"), "{spec:?}: {last}");
         // Still a transcript: the region's first question and its latest one are shown.
@@ -836,13 +835,7 @@ fn room_left_goes_to_the_edits_new_text_then_the_prose() {
     ] {
         let plan = budget_plan(&l, ratio(r));
         let b = plan.budget.clone().unwrap();
-        assert!(b.achieved <= b.tokens, "{r}: {b:?}");
-        assert!(
-            b.achieved as f64 >= 0.95 * b.tokens as f64,
-            "{r}: {} < 95% of {}",
-            b.achieved,
-            b.tokens
-        );
+        assert_within(&b, &format!("{r}"));
         let last = b.shrunk.last().unwrap();
         if let Some(back) = back {
             assert!(last.contains(back), "{r}: {last}");
