@@ -67,6 +67,7 @@ pub fn finish(
             call_entry: prep.msgs[pair.call_msg].entry_id.clone(),
             result_entry: pair.result_msg.map(|j| prep.msgs[j].entry_id.clone()),
             output_chars: text::clen(&pair.output),
+            command_lines: None,
             is_error: pair.is_error,
             action,
             pin: prep.pins[i],
@@ -109,6 +110,7 @@ pub fn finish(
                 pin: prep.pins[i],
                 body,
                 pin_body: true,
+                script: None,
             }
         })
         .collect();

@@ -158,6 +158,9 @@ pub struct Prepared {
     pins: Vec<Option<Pin>>,
     /// Line features of every paired output (by pair).
     feats: Vec<Option<budget::OutFeat>>,
+    /// Line features of the rest of each unpinned multi-line command ([`region::Pair::script`]),
+    /// by pair, in pair order.
+    scripts: Vec<(usize, budget::OutFeat)>,
     /// The string table and the strings the summary has anyway (kept part, prose, carried).
     strings: Vec<budget::StrInfo>,
     covered: Vec<bool>,

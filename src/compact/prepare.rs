@@ -440,6 +440,15 @@ pub fn prepare(
             feats[i] = f;
         }
     }
+    // The rest of a multi-line command (a script of `sed -i`s, `mv`s, a heredoc) is the
+    // agent's own action: its lines compete with the outputs' under a budget, shown in a
+    // block of their own under the call line.
+    let scripts: Vec<(usize, budget::OutFeat)> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| pins[*i].is_none() && p.result_msg.is_some())
+        .filter_map(|(i, p)| Some((i, extractor.features_of_prose(p.script()?))))
+        .collect();
     for (info, _) in extractor
         .table
         .iter_mut()
@@ -538,6 +547,7 @@ pub fn prepare(
         pairs,
         pins,
         feats,
+        scripts,
         strings: extractor.table,
         covered,
         pin_outputs,

@@ -223,6 +223,15 @@ impl Pair {
         out
     }
 
+    /// The rest of a multi-line shell command (`command`, else `cmd`): its lines after the
+    /// first, which the call line shows (`first …(+14 lines)`). `None` for a one-line command
+    /// or when the rest is blank. Under a budget these lines compete with the outputs' lines.
+    pub fn script(&self) -> Option<&str> {
+        let c = self.arg("command").or_else(|| self.arg("cmd"))?.trim_end();
+        let rest = &c[c.find('\n')? + 1..];
+        (!rest.trim().is_empty()).then_some(rest)
+    }
+
     /// The text an edit or write put in the file: a write's content, an edit's new texts
     /// ([`Self::edits`], in order, a blank line between). Under a budget its lines compete
     /// with the tool outputs' lines.
@@ -534,5 +543,35 @@ mod tests {
         let c = serde_json::json!({"command": "cargo test"});
         let d = serde_json::json!({"command": "cargo test "});
         assert_ne!(same_key("bash", &c), same_key("bash", &d));
+    }
+
+    #[test]
+    fn a_commands_rest_is_its_lines_after_the_first() {
+        let pair = |args: Value| Pair {
+            n: 1,
+            call_msg: 0,
+            block: 0,
+            result_msg: None,
+            call_id: String::new(),
+            tool: "bash".into(),
+            args: Arc::new(args),
+            output: String::new(),
+            output_chars: 0,
+            images: 0,
+            is_error: false,
+            key: "t1".into(),
+        };
+        let p = pair(serde_json::json!({"command": "cd src\n\nsed -i 's/a/b/' x.ts\nls\n"}));
+        assert_eq!(p.script(), Some("\nsed -i 's/a/b/' x.ts\nls"));
+        let p = pair(serde_json::json!({"cmd": "make\n  all"}));
+        assert_eq!(p.script(), Some("  all"));
+        for one in [
+            serde_json::json!({"command": "cargo test\n"}),
+            serde_json::json!({"command": "cargo test\n \n"}),
+            serde_json::json!({"command": "ls"}),
+            serde_json::json!({"path": "a\nb"}),
+        ] {
+            assert_eq!(pair(one.clone()).script(), None, "{one}");
+        }
     }
 }

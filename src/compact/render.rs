@@ -54,6 +54,9 @@ pub struct Decided<'a> {
     /// An edit/write pin shows its old/new heads, write body and result (else its call line, and
     /// under a budget the kept lines of its new text when its body says `k of n lines`).
     pub pin_body: bool,
+    /// `(note, text)`: the kept lines of a multi-line command's rest (under a budget), shown
+    /// under the call line before the output.
+    pub script: Option<(String, String)>,
 }
 
 fn fenced(body: &str, info: &str) -> String {
@@ -312,6 +315,20 @@ fn render_pair(
     } else if result_blocks.is_none() {
         s.push_str(&call_line(d, "no result recorded", o));
         s.push('\n');
+    } else if let Some((note, script)) = &d.script {
+        // The command's rest, then the output under its own label.
+        let out_note = match body {
+            Some((n, t)) if !t.is_empty() => n.as_str(),
+            Some((n, _)) if !n.is_empty() => n.as_str(),
+            Some(_) => "empty",
+            None => "output not kept",
+        };
+        s.push_str(&call_line(d, out_note, o));
+        s.push('\n');
+        s.push_str(&format!("Command, {note}:\n{}\n", fenced(script, "")));
+        if let Some((_, text)) = body.filter(|b| !b.1.is_empty()) {
+            s.push_str(&format!("Output:\n{}\n", fenced(text, "")));
+        }
     } else {
         match body {
             Some((note, text)) if !text.is_empty() => {

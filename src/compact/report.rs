@@ -66,6 +66,10 @@ pub struct PairReport {
     /// Under a budget: `[kept, total]` lines of its output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<[usize; 2]>,
+    /// Under a budget: `[kept, total]` lines of a multi-line command's rest (its lines after
+    /// the first, which the call line shows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_lines: Option<[usize; 2]>,
     /// Estimated tokens of both questions (0 for pairs that are not asked).
     pub question_tokens: u64,
 }

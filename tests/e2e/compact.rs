@@ -346,3 +346,52 @@ fn under_a_budget_an_edits_new_text_competes_and_pi_sends_it() {
         assert_eq!(sent_summary(&after), summary);
     }
 }
+
+#[test]
+fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
+    // A real pi-mono session up to a user message after fifteen multi-line `sed` scripts.
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono/before-compaction.jsonl"))
+            .unwrap();
+    let prefix: String = src.lines().take(706).map(|l| format!("{l}\n")).collect();
+    let f = temp_dir("scripts").join("prefix.jsonl");
+    std::fs::write(&f, prefix).unwrap();
+    age(&f);
+    let rep = compact_json(&f, &["--target-ratio", "0.30"]);
+    assert_eq!(rep["compacted"], json!(true), "{rep}");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let summary = last["summary"].as_str().unwrap().to_string();
+    // Each `Command` block sits right under a bash call line that names the rest it shows,
+    // and holds lines of that script, verbatim.
+    let lines: Vec<&str> = summary.lines().collect();
+    let mut blocks = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("Command, ") {
+            blocks += 1;
+            assert!(
+                lines[i - 1].starts_with("**bash**") && lines[i - 1].contains(" lines)`"),
+                "{}",
+                lines[i - 1]
+            );
+            assert!(l.ends_with("more lines:"), "{l}");
+            assert!(lines[i + 1].starts_with("```"), "{}", lines[i + 1]);
+        }
+    }
+    assert!(blocks > 0, "{summary}");
+    assert!(summary.contains("sed -i '' 's|from \""), "{summary}");
+    // `details` counts them per pair.
+    let counted: Vec<&Value> = rep["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["commandLines"][0].as_u64().unwrap_or(0) > 0)
+        .collect();
+    assert_eq!(counted.len(), blocks, "{counted:?}");
+    // Real pi loads it and sends exactly this summary first.
+    if need_oracle() {
+        let after = oracle1(&f, &["--messages"]);
+        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
+        assert_eq!(sent_summary(&after), summary);
+    }
+}

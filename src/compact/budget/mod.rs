@@ -517,6 +517,8 @@ pub struct Extractor {
     pub table: Vec<StrInfo>,
     pub vocab: Vocab,
     outputs: u32,
+    /// While reading text that is not an output ([`Self::features_of_prose`]): `df` untouched.
+    prose: bool,
 }
 
 impl Extractor {
@@ -526,6 +528,15 @@ impl Extractor {
             vocab,
             ..Default::default()
         }
+    }
+
+    /// Features of text that competes like an output but is not one (a command's lines): its
+    /// strings are not counted in `df` (outputs holding them).
+    pub fn features_of_prose(&mut self, text: &str) -> OutFeat {
+        self.prose = true;
+        let f = self.features(text);
+        self.prose = false;
+        f
     }
 
     /// Features of one output (counted in the strings' `df`).
@@ -593,7 +604,7 @@ impl Extractor {
                         }
                     };
                     let info = &mut self.table[id as usize];
-                    if info.last != tag {
+                    if info.last != tag && !self.prose {
                         info.last = tag;
                         info.df = info.df.saturating_add(1);
                     }
@@ -628,7 +639,7 @@ impl Extractor {
                             continue;
                         }
                         let info = &mut self.table[id as usize];
-                        if info.last != tag {
+                        if info.last != tag && !self.prose {
                             info.last = tag;
                             info.df = info.df.saturating_add(1);
                         }

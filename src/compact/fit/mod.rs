@@ -47,6 +47,13 @@
 //! ([`WRITTEN_FACTOR`], [`budget::WRITTEN_WORTH`]), instead of the design's fixed 300-char
 //! heads, which the threshold paths keep.
 //!
+//! A multi-line shell command's rest (its lines after the first, which the call line shows as
+//! `first …(+N lines)`: a script of `sed -i`s, a heredoc, an issue body) is the agent's own
+//! action: under a budget its lines compete like an edit's new text (mostly they change files:
+//! `sed -i`s, heredocs, moves; [`WRITTEN_FACTOR`]), and the
+//! kept ones show in a `Command, k of n more lines:` block under the call line, the output
+//! after it under `Output:`. Its strings do not count as outputs holding them (`df`).
+//!
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
 //! output and in `details`.
 
@@ -91,6 +98,9 @@ pub const DEFAULT_RATIO: f64 = 0.15;
 /// sessions' curve of output facts and prose strings (`benches/quality/README.md`, eleventh
 /// round); it matters only where the pins stay (at 30%: 1 / 0.5 / 0.25 / 0.1 kept 753 / 758 /
 /// 768 / 778 of 817 output facts and 1,236 / 1,241 / 1,252 / 1,256 of 1,440 strings in all).
+/// Also the factor on the lines of a multi-line command's rest, mostly file changes too (at
+/// 30%, factors 1 / 0.5 / 0.1 / 0 kept 762 / 764 / 773 / 775 output facts and 519 / 516 / 503
+/// / 499 prose strings: at 1 the 13 cut points fell from 0.93 to 0.89).
 pub const WRITTEN_FACTOR: f32 = 0.1;
 
 /// What later pairs tell about a pair (for its factor).
@@ -230,6 +240,9 @@ struct Ctx<'p> {
     breadcrumbs: bool,
     /// The budget in tokens (a carried summary not pi-shake's is cut to a share of it).
     budget: u64,
+    /// By pair: the index of its command's rest among the candidates ([`Prepared`]'s
+    /// `scripts`, after the pairs and the carried summary's blocks).
+    script_of: Vec<Option<usize>>,
 }
 
 impl Ctx<'_> {
@@ -259,7 +272,16 @@ impl Ctx<'_> {
     }
 
     /// Action of pair `i` at level `l` with units `sel`.
-    fn action(&self, i: usize, l: &Level, sel: &[u32]) -> Action {
+    /// The selection of pair `i`'s command rest (empty when it has none).
+    fn script_sel<'s>(&self, i: usize, sel: &'s [Vec<u32>]) -> &'s [u32] {
+        self.script_of[i]
+            .and_then(|k| sel.get(k))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    fn action(&self, i: usize, l: &Level, sel: &[Vec<u32>]) -> Action {
+        let script = self.script_sel(i, sel);
+        let sel = &sel[i];
         let p = &self.prep.pairs[i];
         if let Some(pin) = self.prep.pins[i] {
             if l.pins_dropped || (pin == Pin::UnresolvedError && l.err_lines && sel.is_empty()) {
@@ -278,6 +300,8 @@ impl Ctx<'_> {
         match &self.prep.feats[i] {
             Some(f) if !sel.is_empty() && sel.len() == f.units.len() => Action::Keep,
             Some(_) if !sel.is_empty() => Action::Stub,
+            // Only lines of its command: the call shows, its output does not.
+            Some(_) if !script.is_empty() => Action::Stub,
             _ => Action::Drop,
         }
     }
@@ -311,7 +335,7 @@ impl Ctx<'_> {
             }
         }
         for (i, pair) in prep.pairs.iter().enumerate() {
-            let action = self.action(i, l, &sel[i]);
+            let action = self.action(i, l, sel);
             let mut body_of = || {
                 lazy[i] = real;
                 self.lines_body(i, &sel[i], real)
@@ -334,14 +358,17 @@ impl Ctx<'_> {
                         Some(render::pin_body(out, pin, l.git_head, l.skill_head))
                     }
                 }
+                _ if sel[i].is_empty() => None,
                 _ => body_of(),
             };
+            let script = self.script_body(i, sel);
             decided.push(Decided {
                 pair,
                 action,
                 pin: prep.pins[i],
                 body,
                 pin_body: with_body[i],
+                script,
             });
         }
         render::render(
@@ -360,6 +387,27 @@ impl Ctx<'_> {
                 Ok(())
             },
         )
+    }
+
+    /// Pair `i`'s command rest as `(note, kept lines)`, when the selection keeps any (its text
+    /// is in memory with the call's arguments, so measuring renders it too).
+    fn script_body(&self, i: usize, sel: &[Vec<u32>]) -> Option<(String, String)> {
+        let k = self.script_of[i]?;
+        let s = sel.get(k).filter(|s| !s.is_empty())?;
+        let f = &self.prep.scripts[k - self.script_base()].1;
+        let text = self.prep.pairs[i].script()?;
+        let kept = budget::lines_kept(f, s);
+        let note = if s.len() == f.units.len() {
+            format!("{} more lines", f.lines)
+        } else {
+            format!("{kept} of {} more lines", f.lines)
+        };
+        Some((note, budget::render_lines(text, f, s, self.marker)))
+    }
+
+    /// The candidate index of the first command rest.
+    fn script_base(&self) -> usize {
+        self.prep.pairs.len() + self.prep.carried.as_ref().map_or(0, |c| c.feats().count())
     }
 
     /// Tokens of the summary at level `l` with selection `sel`, without materialising the kept
@@ -758,10 +806,25 @@ pub fn finish(
         scorer: scorer.clone(),
         breadcrumbs: o.breadcrumbs,
         budget,
+        script_of: vec![None; n],
     };
-    // The carried summary's blocks are candidates after the pairs.
+    // The carried summary's blocks are candidates after the pairs, then the command rests.
     if let Some(c) = &prep.carried {
         ctx.cands.extend(c.candidates());
+    }
+    let base_k = ctx.cands.len();
+    for (k, (i, _)) in prep.scripts.iter().enumerate() {
+        let pair = &ctx.cands[*i];
+        ctx.cands.push(Candidate {
+            eligible: true,
+            // Mostly file changes (`sed -i`s, heredocs, moves): what they wrote is in the
+            // files, like an edit's new text.
+            factor: pair.factor * WRITTEN_FACTOR,
+            // Its label and fence, and the call line while the output keeps nothing.
+            header: pair.header + 30.0,
+            open: false,
+        });
+        ctx.script_of[*i] = Some(base_k + k);
     }
     let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
     let sizes: Vec<u64> = LEVELS.iter().map(|l| ctx.measure(l, &empty)).collect();
@@ -771,6 +834,7 @@ pub fn finish(
         .iter()
         .map(Option::as_ref)
         .chain(prep.carried.iter().flat_map(|c| c.feats().map(Some)))
+        .chain(prep.scripts.iter().map(|(_, f)| Some(f)))
         .collect();
     let w = weights_at(ratio);
     let base = ctx.cands.clone();
@@ -857,6 +921,13 @@ pub fn finish(
     // What the reports need of the selection, before the region it was made from is let go.
     let mut lines_kept = 0usize;
     let mut lines_total = 0usize;
+    let command_lines: Vec<Option<[usize; 2]>> = (0..n)
+        .map(|i| {
+            let k = ctx.script_of[i]?;
+            let f = &prep.scripts[k - ctx.script_base()].1;
+            Some([budget::lines_kept(f, &sel[k]), f.lines as usize])
+        })
+        .collect();
     let decided: Vec<(Action, Option<[usize; 2]>, f32)> = (0..n)
         .map(|i| {
             let lines = prep.feats[i].as_ref().map(|f| {
@@ -867,7 +938,7 @@ pub fn finish(
                 }
                 [k, f.lines as usize]
             });
-            (ctx.action(i, &level, &sel[i]), lines, ctx.cands[i].factor)
+            (ctx.action(i, &level, &sel), lines, ctx.cands[i].factor)
         })
         .collect();
     let carried_lines = prep.carried.as_ref().map(|c| {
@@ -881,6 +952,7 @@ pub fn finish(
     // per pair, tens of thousands in a big region) are built without them beside.
     let mut prep = prep;
     prep.feats = Vec::new();
+    prep.scripts = Vec::new();
     prep.strings = Vec::new();
     prep.covered = Vec::new();
     prep.pin_outputs = Vec::new();
@@ -920,6 +992,7 @@ pub fn finish(
                 }
             }),
             lines: lines.filter(|_| p.result_msg.is_some()),
+            command_lines: command_lines[i],
             question_tokens: probe_map.get(id.as_str()).copied().unwrap_or(0),
             id,
         });

@@ -1103,3 +1103,84 @@ fn the_assistants_words_are_not_taken_as_held() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_multi_line_commands_rest_competes_under_its_call_line() {
+    // Scripts of `sed -i` lines, each naming files no output names: under a budget their lines
+    // compete like output lines and show in a block of their own under the call line; the
+    // threshold path keeps the design's one-line call (`first …(+N lines)`).
+    let mut msgs: Vec<Value> = Vec::new();
+    for t in 0..30 {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("Step {t}: fix the imports.")}],"timestamp":1}));
+        let id = format!("b{t}");
+        let script: String = std::iter::once("cd /nonexistent/scripts/src\n".to_string())
+            .chain((0..12).map(|i| {
+                format!("sed -i 's|from \"./old_{t}_{i}.js\"|from \"./lib/new_{t}_{i}.js\"|g' mod_{t}/file_{i}.ts\n")
+            }))
+            .collect();
+        let output: String = (0..30)
+            .map(|i| format!("checked line {i} of step {t}: nothing to report here\n"))
+            .collect();
+        msgs.push(json!({"role":"assistant","content":[
+            {"type":"toolCall","id":id,"name":"bash","arguments":{"command":script}}
+        ],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}));
+        msgs.push(json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":output}],"isError":false,"timestamp":3}));
+    }
+    msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
+    let (l, dir) = load_lines(
+        "scripts",
+        &linked("scripts-session", "/nonexistent/scripts", msgs),
+    );
+    for r in [0.30, 0.10] {
+        let plan = budget_plan(&l, ratio(r));
+        assert_within(plan.budget.as_ref().unwrap(), &format!("{r}"));
+        let blocks: Vec<&str> = plan.summary.split("\n\n").collect();
+        let mut with_lines = 0;
+        for t in 0..30 {
+            let has = plan.summary.contains(&format!("new_{t}_"));
+            with_lines += usize::from(has);
+            if has {
+                // Under its own call line, in a `Command` block, before any output.
+                let b = blocks
+                    .iter()
+                    .find(|b| b.contains(&format!("new_{t}_")))
+                    .unwrap();
+                assert!(b.starts_with("**bash** `cd src …(+12 lines)`"), "{r}: {b}");
+                let c = b.find("\nCommand, ").unwrap();
+                assert!(c < b.find(&format!("new_{t}_")).unwrap(), "{r}: {b}");
+                assert!(b.find("\nOutput:").is_none_or(|o| o > c), "{r}: {b}");
+            }
+        }
+        // The scripts' strings are what the outputs lack: they win the room (at 30% most
+        // scripts keep lines, at 10% a few keep all of theirs).
+        let least = if r > 0.2 { 16 } else { 3 };
+        assert!(
+            with_lines >= least,
+            "{r}: {with_lines} of 30\n{}",
+            plan.summary
+        );
+        assert_eq!(
+            plan.summary.matches("\nCommand, ").count(),
+            with_lines,
+            "{r}"
+        );
+    }
+    // The threshold path (the design's): no command block.
+    let s = &l.s;
+    let Outcome::Ready(plan) = plan(
+        &l.s,
+        &l.t,
+        &l.p,
+        Some(&l.w),
+        &opts(4_000),
+        &Heuristic,
+        &NoProgress,
+        &mut |i| s.read_value(i),
+    )
+    .unwrap() else {
+        panic!("nothing to compact");
+    };
+    assert!(!plan.summary.contains("Command, "), "{}", plan.summary);
+    assert!(!plan.summary.contains("sed -i"), "{}", plan.summary);
+    std::fs::remove_dir_all(&dir).ok();
+}
