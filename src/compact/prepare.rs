@@ -440,13 +440,16 @@ pub fn prepare(
             feats[i] = f;
         }
     }
-    // The rest of a multi-line command (a script of `sed -i`s, `mv`s, a heredoc) is the
-    // agent's own action: its lines compete with the outputs' under a budget, shown in a
-    // block of their own under the call line.
+    // The rest of a multi-line command (a script of `sed -i`s, `mv`s, a heredoc, a commit
+    // message's body) is the agent's own action: under a budget its lines compete with the
+    // outputs', shown in a block of their own under the call line (a git pin's while the pins
+    // stay).
     let scripts: Vec<(usize, budget::OutFeat)> = pairs
         .iter()
         .enumerate()
-        .filter(|(i, p)| pins[*i].is_none() && p.result_msg.is_some())
+        .filter(|(i, p)| {
+            matches!(pins[*i], None | Some(Pin::GitMutation)) && p.result_msg.is_some()
+        })
         .filter_map(|(i, p)| Some((i, extractor.features_of_prose(p.script()?))))
         .collect();
     for (info, _) in extractor
@@ -512,8 +515,23 @@ pub fn prepare(
         if let Some(pin) = pins[i] {
             let out = text::head(&pair.output, 2_000);
             // An edit's or write's call line (its path) and result show; its text competes.
-            let shown = (pin == Pin::EditWrite)
-                .then(|| format!("{} {}\n{out}", pair.tool, pair.path().unwrap_or_default()));
+            // So does a git command's rest (a commit message's body).
+            let shown = if pin == Pin::EditWrite {
+                Some(format!(
+                    "{} {}\n{out}",
+                    pair.tool,
+                    pair.path().unwrap_or_default()
+                ))
+            } else {
+                pair.script().map(|_| {
+                    let all = pair
+                        .arg("command")
+                        .or_else(|| pair.arg("cmd"))
+                        .unwrap_or("");
+                    let first = all.split('\n').next().unwrap_or("");
+                    format!("{} {first}\n{out}", pair.tool)
+                })
+            };
             keep(
                 format!("{} {}\n{out}", pair.tool, pair.args),
                 true,

@@ -52,7 +52,8 @@
 //! action: under a budget its lines compete like an edit's new text (mostly they change files:
 //! `sed -i`s, heredocs, moves; [`WRITTEN_FACTOR`]), and the
 //! kept ones show in a `Command, k of n more lines:` block under the call line, the output
-//! after it under `Output:`. Its strings do not count as outputs holding them (`df`).
+//! after it under `Output:`. Its strings do not count as outputs holding them (`df`). A git
+//! pin's rest (a commit message's body) competes too, while the pins stay.
 //!
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
 //! output and in `details`.
@@ -706,6 +707,12 @@ fn select_at(
             None => {}
         }
     }
+    // A git pin's command rest (a commit message's body) goes with the pins.
+    for (i, k) in ctx.script_of.iter().enumerate() {
+        if let (Some(k), Some(_)) = (k, prep.pins[i]) {
+            ctx.cands[*k].eligible = !level.pins_dropped;
+        }
+    }
     let floor = (budget as f64 * 0.95).ceil() as u64;
     let mut line_budget = (budget.saturating_sub(skeleton) as f64 * 4.0 * 0.97).max(0.0);
     let mut best: Option<(Vec<Vec<u32>>, u64)> = None;
@@ -820,8 +827,14 @@ pub fn finish(
             // Mostly file changes (`sed -i`s, heredocs, moves): what they wrote is in the
             // files, like an edit's new text.
             factor: pair.factor * WRITTEN_FACTOR,
-            // Its label and fence, and the call line while the output keeps nothing.
-            header: pair.header + 30.0,
+            // Its label and fence, and the call line while the output keeps nothing (a pin's
+            // shows anyway).
+            header: 30.0
+                + if prep.pins[*i].is_some() {
+                    0.0
+                } else {
+                    pair.header
+                },
             open: false,
         });
         ctx.script_of[*i] = Some(base_k + k);

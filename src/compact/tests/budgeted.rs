@@ -1184,3 +1184,55 @@ fn a_multi_line_commands_rest_competes_under_its_call_line() {
     assert!(!plan.summary.contains("sed -i"), "{}", plan.summary);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_commit_messages_body_goes_with_its_git_pin() {
+    // A commit whose message has a body, then outputs without a distinctive string: while the
+    // pins stay the body's lines win room under the pin's call line; the call line shows its
+    // first line only.
+    let message: String = std::iter::once("Move imports to lib/\n\n".to_string())
+        .chain((0..6).map(|i| format!("- moved src/old_{i}.ts to lib/commit_body_{i}.ts\n")))
+        .collect();
+    let mut msgs: Vec<Value> = vec![
+        json!({"role":"user","content":[{"type":"text","text":"Commit the move."}],"timestamp":1}),
+        json!({"role":"assistant","content":[
+            {"type":"toolCall","id":"g1","name":"bash","arguments":{"command":format!("git commit -am \"{message}\"")}}
+        ],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}),
+        json!({"role":"toolResult","toolCallId":"g1","toolName":"bash","content":[{"type":"text","text":"[main 1a2b3c4] Move imports to lib/\n 6 files changed"}],"isError":false,"timestamp":3}),
+    ];
+    for t in 0..20 {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("Step {t}: look again.")}],"timestamp":1}));
+        let id = format!("b{t}");
+        let output: String = (0..40)
+            .map(|i| format!("checked line {i} of step {t}: nothing to report here\n"))
+            .collect();
+        msgs.push(json!({"role":"assistant","content":[
+            {"type":"toolCall","id":id,"name":"bash","arguments":{"command":"make check"}}
+        ],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}));
+        msgs.push(json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":output}],"isError":false,"timestamp":3}));
+    }
+    msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
+    let (l, dir) = load_lines(
+        "commit",
+        &linked("commit-session", "/nonexistent/commit", msgs),
+    );
+    let plan = budget_plan(&l, ratio(0.30));
+    assert_within(plan.budget.as_ref().unwrap(), "0.30");
+    // The pin's block: up to the next heading or call.
+    let at = plan
+        .summary
+        .find("**bash** `git commit")
+        .unwrap_or_else(|| panic!("{}", plan.summary));
+    let b = &plan.summary[at..];
+    let b = &b[..b.find("\n\n###").unwrap_or(b.len())];
+    assert!(b.contains("Move imports to lib/ …(+8 lines)`"), "{b}");
+    assert!(b.contains("pinned: git"), "{b}");
+    assert!(b.contains("\nCommand, "), "{b}");
+    assert!(b.contains("lib/commit_body_0.ts"), "{b}");
+    let pin = plan.pairs.iter().find(|p| p.pin.is_some()).unwrap();
+    assert!(
+        pin.command_lines.is_some_and(|[k, n]| k > 0 && n == 8),
+        "{pin:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
