@@ -520,7 +520,8 @@ fn fill(ctx: &Ctx<'_>, level: Level, sel: &[Vec<u32>], users: usize) -> (Level, 
     if !short(&level) {
         return (level, pinned.map(|p| format!("room left: {p}")));
     }
-    let (level, prose) = fill_prose(ctx, level, users, &fits);
+    let size = |l: &Level| ctx.measure(l, sel);
+    let (level, prose) = fill_prose(ctx, level, users, &fits, &size);
     let mut notes: Vec<String> = pinned.into_iter().collect();
     notes.extend(prose.map(|q| q.trim_start_matches("room left: ").to_string()));
     let note = (!notes.is_empty()).then(|| format!("room left: {}", notes.join("; ")));
@@ -583,8 +584,47 @@ fn fill_prose(
     level: Level,
     users: usize,
     fits: &dyn Fn(&Level) -> bool,
+    size: &dyn Fn(&Level) -> u64,
 ) -> (Level, Option<String>) {
     let largest = |lo: usize, hi: usize, at: &dyn Fn(usize) -> Level| largest(lo, hi, at, fits);
+    // Windows widen from a level's towards the richest level's (x = 0..=1024), then beyond
+    // (× x/1024), then whole: user windows first, then assistant windows.
+    let rich = LEVELS[0];
+    let widen = |l: Level, text: bool, x: usize| {
+        let f = |v: usize, r: usize| {
+            if x == usize::MAX {
+                usize::MAX
+            } else if x <= 1024 {
+                v + r.saturating_sub(v) * x / 1024
+            } else {
+                r.saturating_mul(x) / 1024
+            }
+        };
+        let w = |(a, b): (usize, usize), (ra, rb): (usize, usize)| (f(a, ra), f(b, rb));
+        if text {
+            Level {
+                text: w(l.text, rich.text),
+                ..l
+            }
+        } else {
+            Level {
+                user: w(l.user, rich.user),
+                ..l
+            }
+        }
+    };
+    // The widest `at(x)` that fits: doubling from 1, then a search between the last
+    // two (`None` when not even `at(1)` fits).
+    let widest = |at: &dyn Fn(usize) -> Level| -> Option<Level> {
+        if !fits(&at(1)) {
+            return None;
+        }
+        let mut x = 1;
+        while x < 1 << 24 && fits(&at(x * 2)) {
+            x *= 2;
+        }
+        Some(at(largest(x, x * 2 - 1, at)))
+    };
     match level.user_keep {
         Some((first, last)) if first > 0 && first + last < users => {
             let at = |k: usize| Level {
@@ -592,43 +632,26 @@ fn fill_prose(
                 ..level
             };
             let k = largest(last, users - first, &at);
-            if k == last {
+            let mut notes = Vec::new();
+            if k > last {
+                notes.push(if first + k >= users {
+                    "every user message back".to_string()
+                } else {
+                    format!("its last {k} back")
+                });
+            }
+            // What is left after them widens the windows of those shown.
+            let mut out = at(k);
+            if let Some(wide) = widest(&|x| widen(out, false, x)).filter(|w| size(w) > size(&out)) {
+                out = wide;
+                notes.push("user windows widened".to_string());
+            }
+            if notes.is_empty() {
                 return (level, None);
             }
-            let note = if first + k >= users {
-                "room left: every user message back".to_string()
-            } else {
-                format!("room left: its last {k} back")
-            };
-            (at(k), Some(note))
+            (out, Some(format!("room left: {}", notes.join(", "))))
         }
         None => {
-            // User windows first, then assistant windows: each from this level's towards the
-            // richest level's (x = 0..=1024), then beyond (× x/1024), then whole.
-            let rich = LEVELS[0];
-            let widen = |l: Level, text: bool, x: usize| {
-                let f = |v: usize, r: usize| {
-                    if x == usize::MAX {
-                        usize::MAX
-                    } else if x <= 1024 {
-                        v + r.saturating_sub(v) * x / 1024
-                    } else {
-                        r.saturating_mul(x) / 1024
-                    }
-                };
-                let w = |(a, b): (usize, usize), (ra, rb): (usize, usize)| (f(a, ra), f(b, rb));
-                if text {
-                    Level {
-                        text: w(l.text, rich.text),
-                        ..l
-                    }
-                } else {
-                    Level {
-                        user: w(l.user, rich.user),
-                        ..l
-                    }
-                }
-            };
             let mut out = level;
             let mut note = None;
             for (text, what) in [(false, "user"), (true, "assistant")] {
@@ -639,13 +662,8 @@ fn fill_prose(
                     note = Some(format!("room left: {what} text whole"));
                     continue;
                 }
-                if fits(&at(1)) {
-                    // Doubling from 1, then a search between the last two.
-                    let mut x = 1;
-                    while x < 1 << 24 && fits(&at(x * 2)) {
-                        x *= 2;
-                    }
-                    out = at(largest(x, x * 2 - 1, &at));
+                if let Some(wide) = widest(&at) {
+                    out = wide;
                     note = Some(format!("room left: {what} text windows widened"));
                 } else if text && base.text.0 == 0 {
                     // Assistant text left out: even the narrowest windows for all of it are
@@ -665,11 +683,20 @@ fn fill_prose(
                     if total > 0 && fits(&at(1)) {
                         let k = largest(1, total, &at);
                         out = at(k);
-                        note = Some(if k >= total {
+                        let mut n = if k >= total {
                             "room left: every assistant text back".to_string()
                         } else {
                             format!("room left: the last {k} assistant texts back")
-                        });
+                        };
+                        // What is left after them widens their windows (a small budget would
+                        // else fall short by up to one text).
+                        if let Some(wide) =
+                            widest(&|x| widen(at(k), true, x)).filter(|w| size(w) > size(&at(k)))
+                        {
+                            out = wide;
+                            n.push_str(", their windows widened");
+                        }
+                        note = Some(n);
                     }
                 }
                 break;

@@ -1236,3 +1236,73 @@ fn a_commit_messages_body_goes_with_its_git_pin() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_small_budget_fills_the_shown_windows_to_within_five_percent() {
+    // Long user and assistant texts, tiny outputs: at 2–3% the skeleton keeps one or two user
+    // messages in windows, and a whole next message does not fit; the room left widens the
+    // windows shown (it fell 10–15% short before).
+    const W: [&str; 12] = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "parser",
+        "tokenizer",
+        "buffer",
+        "cache",
+        "index",
+        "module",
+        "handler",
+        "request",
+    ];
+    let words = |seed: usize, n: usize| -> String {
+        (0..n)
+            .map(|i| W[(seed * 7 + i * i * 3 + i) % W.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut msgs: Vec<Value> = Vec::new();
+    for t in 0..8 {
+        msgs.push(json!({"role":"user","content":[{"type":"text","text":format!("task {t}: {}", words(t, 120))}],"timestamp":1}));
+        let id = format!("c{t}");
+        msgs.push(json!({"role":"assistant","content":[
+            {"type":"text","text":words(t + 50, 90)},
+            {"type":"toolCall","id":id,"name":"bash","arguments":{"command":format!("make t{t}")}}
+        ],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}));
+        msgs.push(json!({"role":"toolResult","toolCallId":id,"toolName":"bash","content":[{"type":"text","text":format!("ok sym_{t}_0 src/m{t}.rs:0")}],"isError":false,"timestamp":3}));
+    }
+    msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
+    let (l, dir) = load_lines("fill", &linked("fill-session", "/nonexistent/fill", msgs));
+    let s = &l.s;
+    let mut widened = 0;
+    for r in [0.30, 0.15, 0.10, 0.05, 0.03, 0.02] {
+        let o = CompactOptions {
+            budget: Some(ratio(r)),
+            lite: true,
+            ..opts(200)
+        };
+        let Outcome::Ready(plan) = plan(
+            &l.s,
+            &l.t,
+            &l.p,
+            Some(&l.w),
+            &o,
+            &Heuristic,
+            &NoProgress,
+            &mut |i| s.read_value(i),
+        )
+        .unwrap() else {
+            panic!("nothing to compact at {r}");
+        };
+        let b = plan.budget.clone().unwrap();
+        assert_within(&b, &format!("{r}"));
+        widened += usize::from(
+            b.shrunk
+                .last()
+                .is_some_and(|x| x.contains("windows widened")),
+        );
+    }
+    assert!(widened >= 4, "{widened}");
+    std::fs::remove_dir_all(&dir).ok();
+}
