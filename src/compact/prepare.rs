@@ -524,12 +524,8 @@ pub fn prepare(
                 ))
             } else {
                 pair.script().map(|_| {
-                    let all = pair
-                        .arg("command")
-                        .or_else(|| pair.arg("cmd"))
-                        .unwrap_or("");
-                    let first = all.split('\n').next().unwrap_or("");
-                    format!("{} {first}\n{out}", pair.tool)
+                    let first = pair.command().unwrap_or("").split('\n').next();
+                    format!("{} {}\n{out}", pair.tool, first.unwrap_or(""))
                 })
             };
             keep(

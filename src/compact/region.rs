@@ -223,11 +223,16 @@ impl Pair {
         out
     }
 
+    /// A shell call's command (`command`, else `cmd`).
+    pub fn command(&self) -> Option<&str> {
+        self.arg("command").or_else(|| self.arg("cmd"))
+    }
+
     /// The rest of a multi-line shell command (`command`, else `cmd`): its lines after the
     /// first, which the call line shows (`first …(+14 lines)`). `None` for a one-line command
     /// or when the rest is blank. Under a budget these lines compete with the outputs' lines.
     pub fn script(&self) -> Option<&str> {
-        let c = self.arg("command").or_else(|| self.arg("cmd"))?.trim_end();
+        let c = self.command()?.trim_end();
         let rest = &c[c.find('\n')? + 1..];
         (!rest.trim().is_empty()).then_some(rest)
     }

@@ -49,10 +49,9 @@
 //!
 //! A multi-line shell command's rest (its lines after the first, which the call line shows as
 //! `first …(+N lines)`: a script of `sed -i`s, a heredoc, an issue body) is the agent's own
-//! action: under a budget its lines compete like an edit's new text (mostly they change files:
-//! `sed -i`s, heredocs, moves; [`WRITTEN_FACTOR`]), and the
-//! kept ones show in a `Command, k of n more lines:` block under the call line, the output
-//! after it under `Output:`. Its strings do not count as outputs holding them (`df`). A git
+//! action: under a budget its lines compete like an edit's new text (mostly such scripts change
+//! files; [`WRITTEN_FACTOR`]), and the kept ones show in a `Command, k of n more lines:` block
+//! under the call line, the output after it under `Output:`. Its strings do not count as outputs holding them (`df`). A git
 //! pin's rest (a commit message's body) competes too, while the pins stay.
 //!
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
@@ -272,7 +271,6 @@ impl Ctx<'_> {
         }
     }
 
-    /// Action of pair `i` at level `l` with units `sel`.
     /// The selection of pair `i`'s command rest (empty when it has none).
     fn script_sel<'s>(&self, i: usize, sel: &'s [Vec<u32>]) -> &'s [u32] {
         self.script_of[i]
@@ -280,6 +278,7 @@ impl Ctx<'_> {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Action of pair `i` at level `l` with selection `sel` (all candidates').
     fn action(&self, i: usize, l: &Level, sel: &[Vec<u32>]) -> Action {
         let script = self.script_sel(i, sel);
         let sel = &sel[i];
