@@ -357,6 +357,20 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
     let f = temp_dir("scripts").join("prefix.jsonl");
     std::fs::write(&f, prefix).unwrap();
     age(&f);
+    // The human report counts the scripts' lines beside the outputs'.
+    let dry = pi_shake(&[
+        "compact",
+        "--dry-run",
+        "--target-ratio",
+        "0.30",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(
+        dry.stdout.contains(" lines of multi-line commands."),
+        "{}",
+        dry.stdout
+    );
     let rep = compact_json(&f, &["--target-ratio", "0.30"]);
     assert_eq!(rep["compacted"], json!(true), "{rep}");
     let text = std::fs::read_to_string(&f).unwrap();
@@ -388,6 +402,20 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
         .filter(|p| p["commandLines"][0].as_u64().unwrap_or(0) > 0)
         .collect();
     assert_eq!(counted.len(), blocks, "{counted:?}");
+    let sum = |k: usize| -> u64 {
+        rep["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["commandLines"][k].as_u64())
+            .sum()
+    };
+    assert_eq!(
+        rep["budget"]["commandLines"],
+        json!([sum(0), sum(1)]),
+        "{}",
+        rep["budget"]
+    );
     // Real pi loads it and sends exactly this summary first.
     if need_oracle() {
         let after = oracle1(&f, &["--messages"]);

@@ -743,6 +743,9 @@ pub struct BudgetReport {
     /// Lines of the carried previous summary kept, of its lines (when there is one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub carried_lines: Option<[usize; 2]>,
+    /// Lines of multi-line commands' rests kept, of their lines (when the region has any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_lines: Option<[usize; 2]>,
     /// The shrink steps applied to fit (in order), empty when nothing had to shrink.
     pub shrunk: Vec<String>,
 }

@@ -1089,6 +1089,11 @@ pub fn finish(
         lines_kept,
         lines_total,
         carried_lines,
+        command_lines: command_lines
+            .iter()
+            .flatten()
+            .copied()
+            .reduce(|[k, t], [a, b]| [k + a, t + b]),
         shrunk,
     };
     Ok(CompactPlan::assemble(
