@@ -315,40 +315,25 @@ fn render_pair(
     } else if result_blocks.is_none() {
         s.push_str(&call_line(d, "no result recorded", o));
         s.push('\n');
-    } else if let Some((note, script)) = &d.script {
-        // The command's rest, then the output under its own label.
-        let out_note = match body {
+    } else {
+        let note = match body {
             Some((n, t)) if !t.is_empty() => n.as_str(),
             Some((n, _)) if !n.is_empty() => n.as_str(),
             Some(_) => "empty",
             None => "output not kept",
         };
-        s.push_str(&call_line(d, out_note, o));
-        s.push('\n');
-        s.push_str(&format!("Command, {note}:\n{}\n", fenced(script, "")));
-        if let Some((_, text)) = body.filter(|b| !b.1.is_empty()) {
-            s.push_str(&format!("Output:\n{}\n", fenced(text, "")));
-        }
-    } else {
-        match body {
-            Some((note, text)) if !text.is_empty() => {
-                s.push_str(&call_line(d, note, o));
-                s.push_str(":\n");
-                s.push_str(&fenced(text, ""));
-                s.push('\n');
+        let text = body.map(|b| b.1.as_str()).filter(|t| !t.is_empty());
+        s.push_str(&call_line(d, note, o));
+        if let Some((rest, script)) = &d.script {
+            // The command's rest, then the output under its own label.
+            s.push_str(&format!("\nCommand, {rest}:\n{}\n", fenced(script, "")));
+            if let Some(text) = text {
+                s.push_str(&format!("Output:\n{}\n", fenced(text, "")));
             }
-            Some((note, _)) => {
-                s.push_str(&call_line(
-                    d,
-                    if note.is_empty() { "empty" } else { note },
-                    o,
-                ));
-                s.push('\n');
-            }
-            None => {
-                s.push_str(&call_line(d, "output not kept", o));
-                s.push('\n');
-            }
+        } else if let Some(text) = text {
+            s.push_str(&format!(":\n{}\n", fenced(text, "")));
+        } else {
+            s.push('\n');
         }
     }
     if let Some(n) = result_blocks.and_then(images_note) {

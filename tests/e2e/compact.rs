@@ -296,37 +296,56 @@ fn dropped_calls_leave_one_line_per_run_or_breadcrumbs_behind_a_flag() {
     assert!(!crumbs.contains("tool calls dropped:"));
 }
 
+/// A real pi-mono fixture's first `lines` lines, written (and aged) under a temp dir.
+fn pi_mono_prefix(fixture: &str, lines: usize, tag: &str) -> std::path::PathBuf {
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono").join(fixture)).unwrap();
+    let prefix: String = src.lines().take(lines).map(|l| format!("{l}\n")).collect();
+    let f = temp_dir(tag).join("prefix.jsonl");
+    std::fs::write(&f, prefix).unwrap();
+    age(&f);
+    f
+}
+
+/// The summary of the compaction `f` ends with.
+fn last_compaction_summary(f: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(f).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], json!("compaction"));
+    last["summary"].as_str().unwrap().to_string()
+}
+
+/// Each line of `summary` starting with `label`, with the line above it (its call line);
+/// a fence opens right under each.
+fn labelled_blocks<'a>(summary: &'a str, label: &str) -> Vec<(&'a str, &'a str)> {
+    let lines: Vec<&str> = summary.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with(label) {
+            assert!(lines[i + 1].starts_with("```"), "{}", lines[i + 1]);
+            out.push((lines[i - 1], *l));
+        }
+    }
+    out
+}
+
 #[test]
 fn under_a_budget_an_edits_new_text_competes_and_pi_sends_it() {
     // A real pi-mono session up to a user message before its own compaction.
-    let src =
-        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono/session.jsonl")).unwrap();
-    let prefix: String = src.lines().take(321).map(|l| format!("{l}\n")).collect();
-    let f = temp_dir("new-text").join("prefix.jsonl");
-    std::fs::write(&f, prefix).unwrap();
-    age(&f);
+    let f = pi_mono_prefix("session.jsonl", 321, "new-text");
     let rep = compact_json(&f, &["--target-ratio", "0.30"]);
     assert_eq!(rep["compacted"], json!(true), "{rep}");
-    let text = std::fs::read_to_string(&f).unwrap();
-    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    assert_eq!(last["type"], json!("compaction"));
-    let summary = last["summary"].as_str().unwrap().to_string();
+    let summary = last_compaction_summary(&f);
     // Edit pins keep lines of their new text right under their call line, never heads.
-    let lines: Vec<&str> = summary.lines().collect();
-    let mut blocks = 0;
-    for (i, l) in lines.iter().enumerate() {
-        if l.starts_with("New text, ") {
-            blocks += 1;
-            assert!(
-                lines[i - 1].starts_with("**edit**") || lines[i - 1].starts_with("**write**"),
-                "{}",
-                lines[i - 1]
-            );
-            assert!(l.contains(" of ") || l.contains("verbatim"), "{l}");
-            assert!(lines[i + 1].starts_with("```"), "{}", lines[i + 1]);
-        }
+    let blocks = labelled_blocks(&summary, "New text, ");
+    for (call, l) in &blocks {
+        assert!(
+            call.starts_with("**edit**") || call.starts_with("**write**"),
+            "{call}"
+        );
+        assert!(l.contains(" of ") || l.contains("verbatim"), "{l}");
     }
-    assert!(blocks > 0, "{summary}");
+    assert!(!blocks.is_empty(), "{summary}");
     assert!(!summary.contains("Old ("));
     // `details` counts the kept lines of each edit's new text.
     let pins: Vec<&Value> = rep["pairs"]
@@ -350,13 +369,7 @@ fn under_a_budget_an_edits_new_text_competes_and_pi_sends_it() {
 #[test]
 fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
     // A real pi-mono session up to a user message after fifteen multi-line `sed` scripts.
-    let src =
-        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono/before-compaction.jsonl"))
-            .unwrap();
-    let prefix: String = src.lines().take(706).map(|l| format!("{l}\n")).collect();
-    let f = temp_dir("scripts").join("prefix.jsonl");
-    std::fs::write(&f, prefix).unwrap();
-    age(&f);
+    let f = pi_mono_prefix("before-compaction.jsonl", 706, "scripts");
     // The human report counts the scripts' lines beside the outputs'.
     let dry = pi_shake(&[
         "compact",
@@ -373,26 +386,18 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
     );
     let rep = compact_json(&f, &["--target-ratio", "0.30"]);
     assert_eq!(rep["compacted"], json!(true), "{rep}");
-    let text = std::fs::read_to_string(&f).unwrap();
-    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    let summary = last["summary"].as_str().unwrap().to_string();
+    let summary = last_compaction_summary(&f);
     // Each `Command` block sits right under a bash call line that names the rest it shows,
     // and holds lines of that script, verbatim.
-    let lines: Vec<&str> = summary.lines().collect();
-    let mut blocks = 0;
-    for (i, l) in lines.iter().enumerate() {
-        if l.starts_with("Command, ") {
-            blocks += 1;
-            assert!(
-                lines[i - 1].starts_with("**bash**") && lines[i - 1].contains(" lines)`"),
-                "{}",
-                lines[i - 1]
-            );
-            assert!(l.ends_with("more lines:"), "{l}");
-            assert!(lines[i + 1].starts_with("```"), "{}", lines[i + 1]);
-        }
+    let blocks = labelled_blocks(&summary, "Command, ");
+    for (call, l) in &blocks {
+        assert!(
+            call.starts_with("**bash**") && call.contains(" lines)`"),
+            "{call}"
+        );
+        assert!(l.ends_with("more lines:"), "{l}");
     }
-    assert!(blocks > 0, "{summary}");
+    assert!(!blocks.is_empty(), "{summary}");
     assert!(summary.contains("sed -i '' 's|from \""), "{summary}");
     // `details` counts them per pair.
     let counted: Vec<&Value> = rep["pairs"]
@@ -401,7 +406,7 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
         .iter()
         .filter(|p| p["commandLines"][0].as_u64().unwrap_or(0) > 0)
         .collect();
-    assert_eq!(counted.len(), blocks, "{counted:?}");
+    assert_eq!(counted.len(), blocks.len(), "{counted:?}");
     let sum = |k: usize| -> u64 {
         rep["pairs"]
             .as_array()

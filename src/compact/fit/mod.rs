@@ -243,6 +243,8 @@ struct Ctx<'p> {
     /// By pair: the index of its command's rest among the candidates ([`Prepared`]'s
     /// `scripts`, after the pairs and the carried summary's blocks).
     script_of: Vec<Option<usize>>,
+    /// The candidate index of the first command rest.
+    script_base: usize,
 }
 
 impl Ctx<'_> {
@@ -394,7 +396,7 @@ impl Ctx<'_> {
     fn script_body(&self, i: usize, sel: &[Vec<u32>]) -> Option<(String, String)> {
         let k = self.script_of[i]?;
         let s = sel.get(k).filter(|s| !s.is_empty())?;
-        let f = &self.prep.scripts[k - self.script_base()].1;
+        let f = &self.prep.scripts[k - self.script_base].1;
         let text = self.prep.pairs[i].script()?;
         let kept = budget::lines_kept(f, s);
         let note = if s.len() == f.units.len() {
@@ -403,11 +405,6 @@ impl Ctx<'_> {
             format!("{kept} of {} more lines", f.lines)
         };
         Some((note, budget::render_lines(text, f, s, self.marker)))
-    }
-
-    /// The candidate index of the first command rest.
-    fn script_base(&self) -> usize {
-        self.prep.pairs.len() + self.prep.carried.as_ref().map_or(0, |c| c.feats().count())
     }
 
     /// Tokens of the summary at level `l` with selection `sel`, without materialising the kept
@@ -636,12 +633,13 @@ pub fn finish(
         breadcrumbs: o.breadcrumbs,
         budget,
         script_of: vec![None; n],
+        script_base: 0,
     };
     // The carried summary's blocks are candidates after the pairs, then the command rests.
     if let Some(c) = &prep.carried {
         ctx.cands.extend(c.candidates());
     }
-    let base_k = ctx.cands.len();
+    ctx.script_base = ctx.cands.len();
     for (k, (i, _)) in prep.scripts.iter().enumerate() {
         let pair = &ctx.cands[*i];
         ctx.cands.push(Candidate {
@@ -659,7 +657,7 @@ pub fn finish(
                 },
             open: false,
         });
-        ctx.script_of[*i] = Some(base_k + k);
+        ctx.script_of[*i] = Some(ctx.script_base + k);
     }
     let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
     let sizes: Vec<u64> = LEVELS.iter().map(|l| ctx.measure(l, &empty)).collect();
@@ -759,7 +757,7 @@ pub fn finish(
     let command_lines: Vec<Option<[usize; 2]>> = (0..n)
         .map(|i| {
             let k = ctx.script_of[i]?;
-            let f = &prep.scripts[k - ctx.script_base()].1;
+            let f = &prep.scripts[k - ctx.script_base].1;
             Some([budget::lines_kept(f, &sel[k]), f.lines as usize])
         })
         .collect();

@@ -109,12 +109,22 @@ fn try_budget_plan(
     spec: budget::BudgetSpec,
     summary_text: bool,
 ) -> Option<CompactPlan> {
+    try_budget_plan_keeping(l, spec, summary_text, 4_000)
+}
+
+/// [`try_budget_plan`] with `keep` recent tokens.
+fn try_budget_plan_keeping(
+    l: &Loaded,
+    spec: budget::BudgetSpec,
+    summary_text: bool,
+    keep: u64,
+) -> Option<CompactPlan> {
     let s = &l.s;
     let o = CompactOptions {
         budget: Some(spec),
         lite: true,
         summary_text,
-        ..opts(4_000)
+        ..opts(keep)
     };
     let Outcome::Ready(plan) = plan(
         &l.s,
@@ -1166,18 +1176,7 @@ fn a_multi_line_commands_rest_competes_under_its_call_line() {
         );
     }
     // The threshold path (the design's): no command block.
-    let s = &l.s;
-    let Outcome::Ready(plan) = plan(
-        &l.s,
-        &l.t,
-        &l.p,
-        Some(&l.w),
-        &opts(4_000),
-        &Heuristic,
-        &NoProgress,
-        &mut |i| s.read_value(i),
-    )
-    .unwrap() else {
+    let Outcome::Ready(plan) = plan_of(&l, 4_000) else {
         panic!("nothing to compact");
     };
     assert!(!plan.summary.contains("Command, "), "{}", plan.summary);
@@ -1274,27 +1273,10 @@ fn a_small_budget_fills_the_shown_windows_to_within_five_percent() {
     }
     msgs.push(json!({"role":"user","content":[{"type":"text","text":"next"}],"timestamp":1}));
     let (l, dir) = load_lines("fill", &linked("fill-session", "/nonexistent/fill", msgs));
-    let s = &l.s;
     let mut widened = 0;
     for r in [0.30, 0.15, 0.10, 0.05, 0.03, 0.02] {
-        let o = CompactOptions {
-            budget: Some(ratio(r)),
-            lite: true,
-            ..opts(200)
-        };
-        let Outcome::Ready(plan) = plan(
-            &l.s,
-            &l.t,
-            &l.p,
-            Some(&l.w),
-            &o,
-            &Heuristic,
-            &NoProgress,
-            &mut |i| s.read_value(i),
-        )
-        .unwrap() else {
-            panic!("nothing to compact at {r}");
-        };
+        let plan = try_budget_plan_keeping(&l, ratio(r), true, 200)
+            .unwrap_or_else(|| panic!("nothing to compact at {r}"));
         let b = plan.budget.clone().unwrap();
         assert_within(&b, &format!("{r}"));
         widened += usize::from(
