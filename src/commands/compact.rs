@@ -31,10 +31,18 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         return Err(Fault::new(FaultKind::Usage, "compact works on one session at a time").into());
     };
     let l = Loaded::open(path)?;
-    // --emit-json writes nothing, so it runs while pi has the session open.
-    if !args.dry_run && !args.emit_json {
+    // --emit-json writes nothing, so it runs while pi has the session open. A dry run says
+    // what the real run would do, a refusal included.
+    let would_refuse = if args.emit_json {
+        None
+    } else if args.dry_run {
+        writer::check_writable(&l.session, &l.tree, &l.projection)
+            .err()
+            .map(|e| e.to_string())
+    } else {
         writer::check_writable(&l.session, &l.tree, &l.projection)?;
-    }
+        None
+    };
     let opts = options::resolve(args, &l, &pi)?;
     let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
     // A dry run needs no key: when the network scorer cannot be built, requests are counted
@@ -122,6 +130,10 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             &WriteOptions { force: args.force },
         )?;
     }
+    if let Some(why) = &would_refuse {
+        plan.warnings
+            .push(format!("a real run would refuse to write (exit 4): {why}"));
+    }
     printer.out(&report::render(&plan, args.dry_run, entry_id.is_some()));
     let done = report::Done {
         path,
@@ -129,6 +141,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         entry_id,
         written_bytes: written.bytes,
         host,
+        would_refuse,
     };
     printer.json_doc(&report::document(&plan, done)?);
     Ok(())

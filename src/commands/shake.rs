@@ -76,9 +76,15 @@ pub fn shake_one_with(
         args.block_min,
         l.session.header.cwd.as_deref(),
     );
-    if !dry {
+    // A dry run says what the real run would do, a refusal included.
+    let would_refuse = if dry {
+        writer::check_writable(&l.session, &l.tree, &l.projection)
+            .err()
+            .map(|e| e.to_string())
+    } else {
         writer::check_writable(&l.session, &l.tree, &l.projection)?;
-    }
+        None
+    };
     let runs = crate::settings::shake_runs(&args.scope, dry);
     let mut outs = Vec::new();
     let mut folds = Vec::new();
@@ -116,6 +122,7 @@ pub fn shake_one_with(
         folds,
         written_entries: written.entries,
         written_bytes: written.bytes,
+        would_refuse,
     })
 }
 

@@ -18,6 +18,8 @@ pub struct Done<'a> {
     pub written_bytes: u64,
     /// Where a network scorer sent the session content.
     pub host: Option<String>,
+    /// A dry run only: why a real run would refuse to write (the writer's own check).
+    pub would_refuse: Option<String>,
 }
 
 /// The human report. `written`: whether the compaction was appended (always false for a dry run).
@@ -147,6 +149,9 @@ pub fn document(plan: &CompactPlan, done: Done<'_>) -> Result<Value> {
                 "reason".into(),
                 json!("the summary would not be smaller than the region it replaces"),
             );
+        }
+        if let Some(why) = done.would_refuse {
+            o.insert("wouldRefuse".into(), json!(why));
         }
         o.insert(
             "receivingHost".into(),

@@ -43,6 +43,9 @@ pub struct ShakeReport {
     pub folds: Vec<FoldOut>,
     pub written_entries: usize,
     pub written_bytes: u64,
+    /// A dry run only: why a real run would refuse to write (the writer's own check).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_refuse: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -148,6 +151,11 @@ pub fn render_one(r: &ShakeReport) -> String {
             ));
         }
     }
+    if let Some(why) = &r.would_refuse {
+        o.push_str(&format!(
+            "[dry-run] · warning: a real run would refuse to write (exit 4): {why}\n"
+        ));
+    }
     o
 }
 
@@ -156,6 +164,12 @@ pub fn render_row(r: &ShakeReport) -> String {
     r.runs
         .iter()
         .map(|run| format!("{}: {}\n", r.path, run.summary))
+        .chain(r.would_refuse.iter().map(|why| {
+            format!(
+                "{}: warning: a real run would refuse to write (exit 4): {why}\n",
+                r.path
+            )
+        }))
         .collect()
 }
 

@@ -3,7 +3,7 @@
 //! written still loads in real pi.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -198,4 +198,93 @@ fn torn_tail_written_mid_append_is_refused_and_loadable() {
     if need_oracle() {
         assert_eq!(oracle1(&f, &[])["ok"], json!(true));
     }
+}
+
+/// A real pi-mono prefix with one assistant entry's `timestamp` made an object (a shape pi-shake
+/// does not model, so writes are refused) and a clean copy of the same prefix.
+fn odd_and_clean_prefix() -> (PathBuf, PathBuf) {
+    let text =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono/compact.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().take(200).map(str::to_string).collect();
+    let d = temp_dir("odd-shape");
+    let clean = d.join("clean.jsonl");
+    std::fs::write(&clean, lines.join("\n") + "\n").unwrap();
+    let mut e: Value = serde_json::from_str(&lines[20]).unwrap();
+    assert_eq!(e["message"]["role"], "assistant");
+    e["timestamp"] = json!({"a": null});
+    lines[20] = e.to_string();
+    let odd = d.join("odd.jsonl");
+    std::fs::write(&odd, lines.join("\n") + "\n").unwrap();
+    age(&clean);
+    age(&odd);
+    (odd, clean)
+}
+
+#[test]
+fn a_dry_run_says_when_the_real_run_would_refuse_to_write() {
+    let (odd, clean) = odd_and_clean_prefix();
+    let (o, c) = (odd.to_str().unwrap(), clean.to_str().unwrap());
+    let before = std::fs::read(&odd).unwrap();
+    let compact = [
+        "compact",
+        "--keep-recent-tokens",
+        "2000",
+        "--target-ratio",
+        "0.3",
+    ];
+    let shake = ["--tail", "0", "--profile", "aggressive"];
+    // The real runs refuse (exit 4), naming the file and the line, and leave it untouched.
+    let real_compact = pi_shake(&[&compact[..], &[o]].concat());
+    let real_shake = pi_shake(&[&["shake"][..], &shake, &[o]].concat());
+    for r in [&real_compact, &real_shake] {
+        assert_eq!(r.code, 4, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("{o}:21: refusing to write")),
+            "{}",
+            r.stderr
+        );
+    }
+    assert_eq!(std::fs::read(&odd).unwrap(), before);
+    let refusal = real_compact
+        .stderr
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("error: ");
+    // Their dry runs plan as usual, exit 0, and say so in words and in --json.
+    let dry_compact = pi_shake(&[&compact[..], &["--dry-run", o]].concat());
+    let dry_shake = pi_shake(&[&["dry-run"][..], &shake, &[o]].concat());
+    for r in [&dry_compact, &dry_shake] {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(
+            r.stdout.contains(&format!(
+                "warning: a real run would refuse to write (exit 4): {refusal}"
+            )),
+            "{}",
+            r.stdout
+        );
+    }
+    assert!(
+        dry_compact.stdout.contains("Would compact"),
+        "{}",
+        dry_compact.stdout
+    );
+    let json_compact = pi_shake(&[&compact[..], &["--dry-run", "--json", o]].concat()).json();
+    let json_shake = pi_shake(&[&["dry-run", "--json"][..], &shake, &[o]].concat()).json();
+    for doc in [&json_compact, &json_shake] {
+        assert_eq!(doc["wouldRefuse"], json!(refusal), "{doc}");
+    }
+    assert!(
+        json_compact["pairs"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty())
+    );
+    assert_eq!(std::fs::read(&odd).unwrap(), before);
+    // A session the real run writes has no such key or line.
+    let fine = pi_shake(&[&compact[..], &["--dry-run", "--json", c]].concat()).json();
+    assert!(fine.get("wouldRefuse").is_none(), "{fine}");
+    let fine = pi_shake(&[&["dry-run", "--json"][..], &shake, &[c]].concat()).json();
+    assert!(fine.get("wouldRefuse").is_none(), "{fine}");
+    let fine = pi_shake(&[&compact[..], &["--dry-run", c]].concat());
+    assert!(!fine.stdout.contains("would refuse"), "{}", fine.stdout);
 }
