@@ -259,9 +259,9 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                 None,
             ));
         }
-        Body::Odd(ty)
+        Body::Odd { ty, why }
             if matches!(
-                ty.as_str(),
+                &**ty,
                 "message" | "custom_message" | "compaction" | "branch_summary"
             ) =>
         {
@@ -270,7 +270,7 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                 code: "odd-entry",
                 line: Some(e.line),
                 message: format!(
-                    "a {ty} entry with fields of unexpected shapes: pi may fail to project it"
+                    "a {ty} entry with fields of unexpected shapes ({why}): pi may fail to project it"
                 ),
             });
             msgs.push((pmsg(ty, None, None, false), None, None));

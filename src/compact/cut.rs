@@ -79,8 +79,8 @@ fn intrinsically_visible(s: &Session, pe: &PEntry) -> bool {
         Body::ContextEdit { .. } => false,
         Body::Message(_) | Body::CustomMessage { .. } | Body::Compaction { .. } => true,
         Body::BranchSummary { summary_truthy, .. } => *summary_truthy,
-        Body::Odd(ty) => matches!(
-            ty.as_str(),
+        Body::Odd { ty, .. } => matches!(
+            &**ty,
             "message" | "custom_message" | "compaction" | "branch_summary"
         ),
         _ => false,

@@ -324,7 +324,12 @@ pub enum Body {
     /// Any other type (`label`, `session_info`, `usage`, unknown types).
     Other,
     /// A known type whose fields have shapes pi-shake cannot measure (pi may throw on them).
-    Odd(String),
+    Odd {
+        /// The entry's `type`.
+        ty: Box<str>,
+        /// Where and why: `message.content[2].text: invalid type: integer, expected a string`.
+        why: Box<str>,
+    },
     /// A non-object JSON value (array, number, string, `true`).
     NonObject,
 }

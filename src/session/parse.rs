@@ -308,10 +308,34 @@ fn slow_path_inner(text: &str, line: u32, offset: u64, len: u32, mode: ParseMode
             id,
             parent,
             timestamp_ms,
-            body: Body::Odd(ty),
+            body: Body::Odd {
+                why: odd_field(&canonical, &ty).into(),
+                ty: ty.into(),
+            },
         },
         repaired,
         header,
+    }
+}
+
+/// Where and why the typed parse of an entry line fails, for the problem that reports it:
+/// `timestamp: invalid type: map, expected a string`. Only called on the failing path.
+fn odd_field(text: &str, ty: &str) -> String {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let why = match serde_path_to_error::deserialize::<_, RawEntry<'_>>(&mut de) {
+        Ok(_) => return format!("a {ty} entry this reader could not measure"),
+        Err(e) => {
+            let msg = e.inner().to_string();
+            let msg = msg
+                .rsplit_once(" at line ")
+                .map_or(msg.as_str(), |(m, _)| m);
+            format!("`{}`: {msg}", e.path())
+        }
+    };
+    // Keep a problem line short, whatever the value was.
+    match why.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &why[..i]),
+        None => why,
     }
 }
 
@@ -336,7 +360,10 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
     let body = match &*ty {
         "message" => match raw.message {
             Some(m) => Body::Message(Box::new(Msg::from_raw(m, mode.migrate_hook_role))),
-            None => Body::Odd(ty.to_string()),
+            None => Body::Odd {
+                ty: ty.as_ref().into(),
+                why: "no `message`".into(),
+            },
         },
         "custom_message" => Body::CustomMessage {
             custom_type: raw.custom_type,

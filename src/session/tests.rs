@@ -159,3 +159,38 @@ fn counts_by_type_are_sorted() {
         ]
     );
 }
+
+#[test]
+fn an_entry_of_odd_shapes_says_which_field_and_why() {
+    let a = user("a", None, "hello");
+    let mut b: serde_json::Value = serde_json::from_str(&user("b", Some("a"), "x")).unwrap();
+    b["message"]["content"] = serde_json::json!([{"type": 5, "text": "hi"}]);
+    let mut c: serde_json::Value = serde_json::from_str(&user("c", Some("b"), "y")).unwrap();
+    c["timestamp"] = serde_json::json!({"a": null});
+    let d = r#"{"type":"message","id":"d","parentId":"c","timestamp":"2026-03-01T09:15:02.000Z"}"#;
+    let s = read(&format!("{HEADER}\n{a}\n{b}\n{c}\n{d}\n"));
+    let why: Vec<(&str, &str)> = s
+        .entries
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Odd { ty, why } => Some((&**ty, &**why)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        why,
+        [
+            (
+                "message",
+                "`message.content[0].type`: invalid type: integer `5`, expected a string"
+            ),
+            (
+                "message",
+                "`timestamp`: invalid type: map, expected a string"
+            ),
+            ("message", "no `message`"),
+        ]
+    );
+    // The tree facts stay: ids and parents of the odd entries are indexed.
+    assert_eq!(s.entries[3].parent.as_ref().map(Key::display), Some("c"));
+}

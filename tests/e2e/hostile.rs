@@ -251,6 +251,11 @@ fn a_dry_run_says_when_the_real_run_would_refuse_to_write() {
         .next()
         .unwrap()
         .trim_start_matches("error: ");
+    // It names the field and what is wrong with it.
+    assert!(
+        refusal.contains("(`timestamp`: invalid type: map, expected a string)"),
+        "{refusal}"
+    );
     // Their dry runs plan as usual, exit 0, and say so in words and in --json.
     let dry_compact = pi_shake(&[&compact[..], &["--dry-run", o]].concat());
     let dry_shake = pi_shake(&[&["dry-run"][..], &shake, &[o]].concat());
