@@ -2,6 +2,8 @@
 //! Nothing may panic; planners read entries back from the same bytes.
 #![no_main]
 
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use pi_shake::load::Loaded;
 use pi_shake::plan::{fold, undo};
@@ -14,13 +16,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let l = Loaded::from_session(s);
     let _ = pi_shake::commands::status::report(&l);
-    let mut fetch = |i: usize| -> anyhow::Result<serde_json::Value> {
-        let e = &l.session.entries[i];
-        let start = e.offset as usize;
-        let end = (start + e.len as usize).min(data.len());
-        let text = String::from_utf8_lossy(&data[start.min(end)..end]);
-        Ok(pi_shake::session::entry::parse_value(&text)?.0)
-    };
+    let mut fetch = |i: usize| common::value_at(&l.session, data, i);
     let params = fold::FoldParams {
         scopes: vec![Scope::Elide, Scope::Images, Scope::Thinking],
         tail: 10,
