@@ -85,6 +85,21 @@ impl Projection {
     pub fn build(s: &Session, t: &Tree) -> Projection {
         let path = &t.path;
         let mut p = Projection::default();
+        // pi reads `entry.message.role` of every message entry on the path, compacted or not
+        // (`getSessionContextSettings`): a null or missing `message` there throws on load.
+        // (Off the path pi only trips on it when it forks that branch.)
+        if let Some(e) = path.iter().map(|&i| &s.entries[i]).find(|e| {
+            matches!(&e.body, Body::Odd { ty, why } if &**ty == "message" && &**why == crate::session::entry::NO_MESSAGE)
+        }) {
+            p.problems.push(Problem {
+                severity: Severity::Error,
+                code: "message-missing",
+                line: Some(e.line),
+                message: "a message entry on the branch without a `message` object (null or missing): \
+                          pi reads `message.role` of every message entry on the branch and throws"
+                    .into(),
+            });
+        }
         let context_entries = context_entries(s, path, &mut p.compaction);
         for &i in &context_entries {
             if let Body::ContextEdit {
@@ -265,14 +280,17 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                 "message" | "custom_message" | "compaction" | "branch_summary"
             ) =>
         {
-            problems.push(Problem {
-                severity: Severity::Error,
-                code: "odd-entry",
+            // One problem per line: a missing `message` is already reported, more precisely.
+            if !problems.iter().any(|p| p.line == Some(e.line)) {
+                problems.push(Problem {
+                    severity: Severity::Error,
+                    code: "odd-entry",
                 line: Some(e.line),
-                message: format!(
-                    "a {ty} entry with fields of unexpected shapes ({why}): pi may fail to project it"
-                ),
-            });
+                    message: format!(
+                        "a {ty} entry with fields of unexpected shapes ({why}): pi may fail to project it"
+                    ),
+                });
+            }
             msgs.push((pmsg(ty, None, None, false), None, None));
         }
         _ => {}

@@ -254,3 +254,41 @@ fn the_context_total_uses_the_last_usage_until_an_edit_is_newer() {
     assert_eq!(p.context.tokens, 7.0);
     assert_eq!(p.context.last_usage_index, None);
 }
+
+#[test]
+fn a_null_message_anywhere_on_the_branch_is_an_error_but_not_off_it() {
+    // pi reads `message.role` of every message entry on the branch, even one a compaction hid.
+    let (_, p) = build(&[
+        user("a", None, "first"),
+        entry("message", "gone", Some("a"), json!({"message": null})),
+        user("kept", Some("gone"), "abcd"),
+        entry(
+            "compaction",
+            "c",
+            Some("kept"),
+            json!({"summary":"twelve chars","firstKeptEntryId":"kept","tokensBefore":100}),
+        ),
+        user("new", Some("c"), "abcdefgh"),
+    ]);
+    let codes: Vec<(&str, Option<u32>, Severity)> = p
+        .problems
+        .iter()
+        .map(|p| (p.code, p.line, p.severity))
+        .collect();
+    assert_eq!(codes, [("message-missing", Some(3), Severity::Error)]);
+    // On another branch (pi only trips on it when it forks that branch): no problem.
+    let (_, p) = build(&[
+        user("a", None, "first"),
+        entry("message", "side", Some("a"), json!({})),
+        user("b", Some("a"), "abcd"),
+    ]);
+    assert!(p.problems.is_empty(), "{:?}", p.problems);
+    // In the projected part, one problem for the line, the precise one.
+    let (_, p) = build(&[
+        user("a", None, "first"),
+        entry("message", "b", Some("a"), json!({})),
+        user("c", Some("b"), "abcd"),
+    ]);
+    let codes: Vec<&str> = p.problems.iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["message-missing"]);
+}

@@ -334,6 +334,9 @@ pub enum Body {
     NonObject,
 }
 
+/// [`Body::Odd`]'s reason for a `message` entry whose `message` is null or missing.
+pub const NO_MESSAGE: &str = "no `message`";
+
 /// One indexed line of a session file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {

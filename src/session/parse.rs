@@ -362,7 +362,7 @@ fn build(raw: RawEntry<'_>, line: u32, offset: u64, len: u32, mode: ParseMode) -
             Some(m) => Body::Message(Box::new(Msg::from_raw(m, mode.migrate_hook_role))),
             None => Body::Odd {
                 ty: ty.as_ref().into(),
-                why: "no `message`".into(),
+                why: super::entry::NO_MESSAGE.into(),
             },
         },
         "custom_message" => Body::CustomMessage {

@@ -293,3 +293,136 @@ fn a_dry_run_says_when_the_real_run_would_refuse_to_write() {
     let fine = pi_shake(&[&compact[..], &["--dry-run", c]].concat());
     assert!(!fine.stdout.contains("would refuse"), "{}", fine.stdout);
 }
+
+/// `scripts/shape_fuzz.py` on 40 sessions (a fixed seed): real fixture sessions with entries of
+/// odd but valid shapes through `compact --dry-run` (five budgets), `compact --emit-json`,
+/// `status` and `dry-run`, and, with the oracle, every compaction planned at 30% written on a
+/// copy and loaded by real pi with the summary first (or refused with the copy untouched).
+#[test]
+fn odd_shapes_never_panic_and_what_is_written_loads_in_real_pi() {
+    let write = need_oracle();
+    let dir = temp_dir("shape-fuzz");
+    let script = root().join("scripts/shape_fuzz.py");
+    let mut args = vec![
+        script.to_str().unwrap(),
+        env!("CARGO_BIN_EXE_pi-shake"),
+        "40",
+        "5",
+        dir.to_str().unwrap(),
+    ];
+    if write {
+        args.push("--write");
+    }
+    let out = std::process::Command::new("python3")
+        .args(&args)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 cannot be run ({e}): install Python 3"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The tally line: "40 sessions, N runs (…; P compactions planned; W written and loaded by
+    // real pi), 0 failing sessions".
+    let tally = stdout.lines().last().unwrap_or_default();
+    let count = |after: &str| -> u64 {
+        let head = tally.split(after).next().unwrap_or_default();
+        head.rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .parse()
+            .unwrap_or(0)
+    };
+    assert!(tally.ends_with(", 0 failing sessions"), "{stdout}");
+    assert!(count(" compactions planned") >= 40, "{stdout}");
+    if write {
+        assert!(count(" written and loaded by real pi") >= 5, "{stdout}");
+    }
+}
+
+/// A copy of the rig's `compaction-rpc` session with one message entry's `message` made null:
+/// on the branch before its compaction's kept range (`on`), or in a new entry on a side branch
+/// (`off`).
+fn null_message_copies() -> (PathBuf, PathBuf) {
+    let text = std::fs::read_to_string(fixture("compaction-rpc.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let d = temp_dir("null-message");
+    let mut side: Value = serde_json::from_str(&lines[5]).unwrap();
+    let parent = side["id"].clone();
+    side = json!({"type": "message", "id": "side0001", "parentId": parent,
+        "timestamp": "2026-11-30T06:28:09.876Z", "message": null});
+    let mut off = lines.clone();
+    off.insert(10, side.to_string());
+    let mut e: Value = serde_json::from_str(&lines[27]).unwrap();
+    assert_eq!(e["type"], "message");
+    e["message"] = Value::Null;
+    lines[27] = e.to_string();
+    let (on_path, off_path) = (d.join("on.jsonl"), d.join("off.jsonl"));
+    std::fs::write(&on_path, lines.join("\n") + "\n").unwrap();
+    std::fs::write(&off_path, off.join("\n") + "\n").unwrap();
+    age(&on_path);
+    age(&off_path);
+    (on_path, off_path)
+}
+
+#[test]
+fn a_null_message_on_the_branch_is_refused_as_pi_throws_on_it_and_one_off_it_is_not() {
+    let (on, off) = null_message_copies();
+    let before = std::fs::read(&on).unwrap();
+    let compact = [
+        "compact",
+        "--keep-recent-tokens",
+        "500",
+        "--target-ratio",
+        "0.1",
+    ];
+    for args in [&compact[..], &["shake", "--tail", "0"][..]] {
+        let r = pi_shake(&[args, &[on.to_str().unwrap()]].concat());
+        assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!(
+                "{}:28: refusing to write: a message entry on the branch without a `message` object",
+                on.display()
+            )),
+            "{}",
+            r.stderr
+        );
+    }
+    assert_eq!(std::fs::read(&on).unwrap(), before);
+    // Off the branch it is written, and real pi loads the result with the summary first.
+    let r = pi_shake(&[&compact[..], &["--json", off.to_str().unwrap()]].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()["compacted"], json!(true), "{}", r.stdout);
+    if !need_oracle() {
+        return;
+    }
+    // Real pi: it throws on the first file, and loads the second.
+    let on_pi = oracle1(&on, &[]);
+    assert_eq!(on_pi["ok"], json!(false), "{on_pi}");
+    assert!(
+        on_pi["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("reading 'role'"),
+        "{on_pi}"
+    );
+    let off_pi = oracle1(&off, &["--messages"]);
+    assert_eq!(off_pi["ok"], json!(true), "{off_pi}");
+    let last: Value = serde_json::from_str(
+        std::fs::read_to_string(&off)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    let first = off_pi["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] != "system")
+        .unwrap();
+    assert_eq!(first["role"], "compactionSummary");
+    assert_eq!(first["summary"], last["summary"]);
+}
