@@ -292,3 +292,32 @@ fn a_null_message_anywhere_on_the_branch_is_an_error_but_not_off_it() {
     let codes: Vec<&str> = p.problems.iter().map(|p| p.code).collect();
     assert_eq!(codes, ["message-missing"]);
 }
+
+#[test]
+fn a_custom_message_without_content_throws_in_pis_estimator_unlike_a_users() {
+    // pi gives user, assistant and toolResult messages `[]` for a null or missing content, but
+    // not custom ones: its estimator then iterates `undefined` and throws.
+    for content in [None, Some(Value::Null)] {
+        let mut m = json!({"role": "custom", "customType": "note", "timestamp": 1});
+        let mut u = json!({"role": "user", "timestamp": 1});
+        if let Some(c) = &content {
+            m["content"] = c.clone();
+            u["content"] = c.clone();
+        }
+        let (_, p) = build(&[user("a", None, "first"), msg("b", Some("a"), m)]);
+        let codes: Vec<&str> = p.problems.iter().map(|p| p.code).collect();
+        assert_eq!(codes, ["estimate-throws"], "{content:?}");
+        let (s, p) = build(&[user("a", None, "first"), msg("b", Some("a"), u)]);
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert_eq!(view(&s, &p)[1], row("b", "user", 0));
+    }
+    let (_, p) = build(&[
+        user("a", None, "first"),
+        msg(
+            "b",
+            Some("a"),
+            json!({"role": "custom", "customType": "note", "content": "hi", "timestamp": 1}),
+        ),
+    ]);
+    assert!(p.problems.is_empty(), "{:?}", p.problems);
+}

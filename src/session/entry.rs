@@ -234,9 +234,19 @@ impl Msg {
                 };
                 c.map(|c| c + self.system_extra_chars)
             }
-            Some(Role::User) | Some(Role::ToolResult) | Some(Role::Custom) => {
+            Some(Role::User) | Some(Role::ToolResult) => {
                 if content.is_null {
                     Some(0)
+                } else {
+                    content.user_chars()
+                }
+            }
+            // pi swaps a null or missing content for `[]` for user, assistant and toolResult
+            // messages only (`sessionEntryToContextMessages`): a custom one throws ("content is
+            // not iterable").
+            Some(Role::Custom) => {
+                if content.is_null {
+                    None
                 } else {
                     content.user_chars()
                 }

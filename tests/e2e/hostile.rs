@@ -426,3 +426,35 @@ fn a_null_message_on_the_branch_is_refused_as_pi_throws_on_it_and_one_off_it_is_
     assert_eq!(first["role"], "compactionSummary");
     assert_eq!(first["summary"], last["summary"]);
 }
+
+#[test]
+fn a_custom_message_without_content_is_refused_as_pis_estimator_throws_on_it() {
+    let text = std::fs::read_to_string(fixture("tools-large-output.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut e: Value = serde_json::from_str(&lines[5]).unwrap();
+    assert_eq!(e["message"]["role"], "bashExecution");
+    e["message"]["role"] = json!("custom");
+    lines[5] = e.to_string();
+    let f = temp_dir("custom-no-content").join("s.jsonl");
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    age(&f);
+    let before = std::fs::read(&f).unwrap();
+    for args in [
+        &["shake", "--tail", "0", "--scope", "all"][..],
+        &["compact", "--keep-recent-tokens", "200"][..],
+    ] {
+        let r = pi_shake(&[args, &[f.to_str().unwrap()]].concat());
+        assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(":6: refusing to write: entry fa44d747 has a field pi's token estimator reads but cannot"),
+            "{}",
+            r.stderr
+        );
+    }
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    if need_oracle() {
+        let pi = oracle1(&f, &[]);
+        assert_eq!(pi["ok"], json!(false), "{pi}");
+        assert_eq!(pi["error"], json!("content is not iterable"), "{pi}");
+    }
+}
