@@ -321,3 +321,36 @@ fn a_custom_message_without_content_throws_in_pis_estimator_unlike_a_users() {
     ]);
     assert!(p.problems.is_empty(), "{:?}", p.problems);
 }
+
+#[test]
+fn a_summary_role_message_is_estimated_by_its_summary_and_throws_without_one() {
+    let m = |summary: Option<Value>| {
+        let mut m = json!({"role": "branchSummary", "timestamp": 1});
+        if let Some(s) = summary {
+            m["summary"] = s;
+        }
+        m
+    };
+    let (s, p) = build(&[
+        user("a", None, "first"),
+        msg("b", Some("a"), m(Some(json!("x".repeat(400))))),
+    ]);
+    assert!(p.problems.is_empty(), "{:?}", p.problems);
+    assert_eq!(view(&s, &p)[1], row("b", "branchSummary", 100));
+    for summary in [None, Some(Value::Null)] {
+        let (_, p) = build(&[user("a", None, "first"), msg("b", Some("a"), m(summary))]);
+        let codes: Vec<&str> = p.problems.iter().map(|p| p.code).collect();
+        assert_eq!(codes, ["estimate-throws"]);
+    }
+    // Another role's `summary`, of any shape, is not read.
+    let (s, p) = build(&[
+        user("a", None, "first"),
+        msg(
+            "b",
+            Some("a"),
+            json!({"role": "user", "content": "abcd", "summary": {"a": [1, 2]}, "timestamp": 1}),
+        ),
+    ]);
+    assert!(p.problems.is_empty(), "{:?}", p.problems);
+    assert_eq!(view(&s, &p)[1], row("b", "user", 1));
+}

@@ -208,8 +208,10 @@ pub struct Msg {
     pub model: Option<Arc<str>>,
     pub tool_name: Option<Arc<str>>,
     pub is_error: bool,
-    /// bashExecution `command.length + output.length` (None when a field is missing: pi throws).
-    pub bash_chars: Option<u64>,
+    /// The chars pi's estimator reads from the role's own fields: a bashExecution's
+    /// `command.length + output.length`, a branchSummary or compactionSummary message's
+    /// `summary.length` (None when a field is missing or null: pi throws).
+    pub own_chars: Option<u64>,
     pub exclude_from_context: bool,
     /// System-message details (role system only; boxed: most messages have none).
     pub system: Option<Box<SystemInfo>>,
@@ -258,7 +260,9 @@ impl Msg {
                     content.assistant_chars()
                 }
             }
-            Some(Role::BashExecution) => self.bash_chars,
+            Some(Role::BashExecution | Role::BranchSummary | Role::CompactionSummary) => {
+                self.own_chars
+            }
             _ => Some(0),
         }?;
         Some(jscompat::tokens_from_chars(chars))

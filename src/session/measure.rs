@@ -347,6 +347,58 @@ struct ToolName {
     name: String,
 }
 
+/// The UTF-16 length of a value that is a string; `None` for any other value, which is read
+/// and dropped (a field only some roles use must not make another role's message odd).
+pub(super) struct LenIfString(Option<usize>);
+
+impl<'de> Deserialize<'de> for LenIfString {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = LenIfString;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LenIfString, E> {
+                Ok(LenIfString(Some(jscompat::utf16_len(v))))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<LenIfString, E> {
+                Ok(LenIfString(None))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<LenIfString, E> {
+                Ok(LenIfString(None))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<LenIfString, E> {
+                Ok(LenIfString(None))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<LenIfString, E> {
+                Ok(LenIfString(None))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<LenIfString, E> {
+                Ok(LenIfString(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<LenIfString, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(LenIfString(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<LenIfString, A::Error> {
+                while a
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(LenIfString(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The `message` object of a `message` entry (or a compaction's `systemMessage`).
 #[derive(Deserialize, Default)]
 pub(super) struct RawMessage<'a> {
@@ -370,6 +422,9 @@ pub(super) struct RawMessage<'a> {
     command: Option<Utf16Len>,
     #[serde(default)]
     output: Option<Utf16Len>,
+    /// A branchSummary or compactionSummary message's text (any shape: other roles ignore it).
+    #[serde(default)]
+    summary: Option<LenIfString>,
     #[serde(rename = "excludeFromContext", default)]
     exclude_from_context: Option<serde_json::Value>,
     #[serde(default)]
@@ -437,9 +492,14 @@ impl Msg {
             model: m.model.map(Into::into),
             tool_name: m.tool_name.map(Into::into),
             is_error: matches!(m.is_error, Some(serde_json::Value::Bool(true))),
-            bash_chars: match (m.command, m.output) {
-                (Some(c), Some(o)) => Some((c.0 + o.0) as u64),
-                _ => None,
+            own_chars: match role {
+                Some(Role::BranchSummary | Role::CompactionSummary) => {
+                    m.summary.and_then(|s| s.0).map(|n| n as u64)
+                }
+                _ => match (m.command, m.output) {
+                    (Some(c), Some(o)) => Some((c.0 + o.0) as u64),
+                    _ => None,
+                },
             },
             exclude_from_context: m
                 .exclude_from_context
