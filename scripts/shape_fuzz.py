@@ -17,7 +17,9 @@ or (`--emit-json`) no summary. With `--write`, every session where a compaction 
 30% is also compacted for real (a copy, at 10%) and loaded by real pi 1.6
 (`tests/interop/project.mjs`; `npm ci` there first): pi must load it, and the first message of
 its projection must be the summary pi-shake appended; a refusal (exit 4) must leave the copy
-untouched, and the report says whether real pi loads the refused file itself. Prints the
+untouched, and the report says whether real pi loads the refused file itself. The same sessions
+are also shaken for real (`--scope all --profile aggressive --tail 0`, another copy), and
+whatever shake writes must load in real pi. Prints the
 failures and keeps each failing session in WORKDIR (default `target/shape-fuzz`). Exit 1 if any
 run failed.
 """
@@ -212,6 +214,29 @@ def written_and_loaded(bin_, f, keep):
     return None
 
 
+def shaken_and_loaded(bin_, f):
+    """Shake a copy of `f` for real and load it in real pi; a failure's reason, or None."""
+    g = f.with_suffix(".shaken.jsonl")
+    shutil.copyfile(f, g)
+    code, out, err = run([bin_, "shake", "--json", "--force", "--tail", "0", "--profile",
+                          "aggressive", "--scope", "all", str(g)])
+    if code == 4 and b"refusing to write" in err:
+        ok = g.read_bytes() == f.read_bytes()
+        g.unlink()
+        return None if ok else "shake refused, but the file changed"
+    if code != 0:
+        return f"shake exit {code}: {err.decode(errors='replace')[-300:]}"
+    if json.loads(out).get("writtenEntries", 0) == 0:
+        g.unlink()
+        return None
+    code, out, err = run(["node", str(ROOT / "tests/interop/project.mjs"), str(g)])
+    pi = json.loads(out or b"{}")
+    if not pi.get("ok"):
+        return f"real pi did not load the shaken copy: {pi.get('error')}"
+    g.unlink()
+    return "shaken"
+
+
 def main():
     sys.setrecursionlimit(50_000)
     write = "--write" in sys.argv
@@ -237,6 +262,7 @@ def main():
     codes = {}
     compacted = 0
     loaded = 0
+    shaken = 0
     refused = {}
     reasons = {}
     for it in range(iters):
@@ -295,6 +321,10 @@ def main():
                         reasons[reason] = reasons.get(reason, 0) + 1
                     elif why:
                         bad.append((["compact", "(written)", str(f)], 0, why))
+                    why = shaken_and_loaded(bin_, f)
+                    shaken += why == "shaken"
+                    if why and why != "shaken":
+                        bad.append((["shake", "(written)", str(f)], 0, why))
         if bad:
             failures.append((f, rel, bad))
         else:
@@ -308,7 +338,8 @@ def main():
         for r, n in sorted(reasons.items(), key=lambda x: -x[1]):
             print(f"  {n:4} {r}")
     print(f"{iters} sessions, {runs} runs (exit codes {dict(sorted(codes.items(), key=str))}; "
-          f"{compacted} compactions planned; {loaded} written and loaded by real pi), "
+          f"{compacted} compactions planned; {loaded} written and loaded by real pi; "
+          f"{shaken} shaken and loaded by real pi), "
           f"{len(failures)} failing sessions")
     return 1 if failures else 0
 
