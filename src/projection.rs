@@ -88,16 +88,19 @@ impl Projection {
         // pi reads `entry.message.role` of every message entry on the path, compacted or not
         // (`getSessionContextSettings`): a null or missing `message` there throws on load.
         // (Off the path pi only trips on it when it forks that branch.)
-        if let Some(e) = path.iter().map(|&i| &s.entries[i]).find(|e| {
-            matches!(&e.body, Body::Odd { ty, why } if &**ty == "message" && &**why == crate::session::entry::NO_MESSAGE)
-        }) {
+        let no_message = |e: &&Entry| {
+            matches!(&e.body, Body::Odd { ty, why }
+                if &**ty == "message" && &**why == crate::session::entry::NO_MESSAGE)
+        };
+        if let Some(e) = path.iter().map(|&i| &s.entries[i]).find(no_message) {
             p.problems.push(Problem {
                 severity: Severity::Error,
                 code: "message-missing",
                 line: Some(e.line),
-                message: "a message entry on the branch without a `message` object (null or missing): \
+                message:
+                    "a message entry on the branch without a `message` object (null or missing): \
                           pi reads `message.role` of every message entry on the branch and throws"
-                    .into(),
+                        .into(),
             });
         }
         let context_entries = context_entries(s, path, &mut p.compaction);
@@ -285,9 +288,10 @@ fn project_entry(e: &Entry, edit: Option<&Entry>, problems: &mut Vec<Problem>) -
                 problems.push(Problem {
                     severity: Severity::Error,
                     code: "odd-entry",
-                line: Some(e.line),
+                    line: Some(e.line),
                     message: format!(
-                        "a {ty} entry with fields of unexpected shapes ({why}): pi may fail to project it"
+                        "a {ty} entry with fields of unexpected shapes ({why}): \
+                         pi may fail to project it"
                     ),
                 });
             }
