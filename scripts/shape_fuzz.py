@@ -19,7 +19,8 @@ or (`--emit-json`) no summary. With `--write`, every session where a compaction 
 its projection must be the summary pi-shake appended; a refusal (exit 4) must leave the copy
 untouched, and the report says whether real pi loads the refused file itself. The same sessions
 are also shaken for real (`--scope all --profile aggressive --tail 0`, another copy), and
-whatever shake writes must load in real pi. Prints the
+whatever shake writes must load in real pi; then undone, after which real pi's projection must
+equal the original's, message for message. Prints the
 failures and keeps each failing session in WORKDIR (default `target/shape-fuzz`). Exit 1 if any
 run failed.
 """
@@ -233,6 +234,17 @@ def shaken_and_loaded(bin_, f):
     pi = json.loads(out or b"{}")
     if not pi.get("ok"):
         return f"real pi did not load the shaken copy: {pi.get('error')}"
+    # Undo: real pi must see exactly the messages it saw before the shake.
+    code, out, err = run([bin_, "undo", "--json", "--force", str(g)])
+    if code != 0:
+        return f"undo exit {code}: {err.decode(errors='replace')[-300:]}"
+    project = lambda path: json.loads(  # noqa: E731
+        run(["node", str(ROOT / "tests/interop/project.mjs"), "--messages", str(path)])[1] or b"{}")
+    before, after = project(f), project(g)
+    if not after.get("ok"):
+        return f"real pi did not load the undone copy: {after.get('error')}"
+    if before.get("messages") != after.get("messages"):
+        return "after shake and undo, real pi's projection differs from the original's"
     g.unlink()
     return "shaken"
 
@@ -339,7 +351,7 @@ def main():
             print(f"  {n:4} {r}")
     print(f"{iters} sessions, {runs} runs (exit codes {dict(sorted(codes.items(), key=str))}; "
           f"{compacted} compactions planned; {loaded} written and loaded by real pi; "
-          f"{shaken} shaken and loaded by real pi), "
+          f"{shaken} shaken, loaded, undone and projected as before by real pi), "
           f"{len(failures)} failing sessions")
     return 1 if failures else 0
 
