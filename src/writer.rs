@@ -355,6 +355,20 @@ pub fn check_writable(s: &Session, t: &Tree, proj: &crate::projection::Projectio
     Ok(())
 }
 
+/// [`check_writable`] for a run that writes, or, for a dry run (`dry`), the refusal the real
+/// run would meet, to report beside the plan instead of failing.
+pub fn check_writable_unless_dry(
+    s: &Session,
+    t: &Tree,
+    proj: &crate::projection::Projection,
+    dry: bool,
+) -> Result<Option<String>> {
+    match check_writable(s, t, proj) {
+        Err(e) if dry => Ok(Some(e.to_string())),
+        other => other.map(|()| None),
+    }
+}
+
 /// Append `batch` to `s`'s file, with every check in the module header.
 pub fn commit(
     s: &Session,

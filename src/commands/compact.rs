@@ -35,13 +35,8 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     // what the real run would do, a refusal included.
     let would_refuse = if args.emit_json {
         None
-    } else if args.dry_run {
-        writer::check_writable(&l.session, &l.tree, &l.projection)
-            .err()
-            .map(|e| e.to_string())
     } else {
-        writer::check_writable(&l.session, &l.tree, &l.projection)?;
-        None
+        writer::check_writable_unless_dry(&l.session, &l.tree, &l.projection, args.dry_run)?
     };
     let opts = options::resolve(args, &l, &pi)?;
     let network = matches!(args.scorer, ScorerArg::Jev | ScorerArg::Chat);
@@ -131,8 +126,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
         )?;
     }
     if let Some(why) = &would_refuse {
-        plan.warnings
-            .push(format!("a real run would refuse to write (exit 4): {why}"));
+        plan.warnings.push(crate::report::would_refuse(why));
     }
     printer.out(&report::render(&plan, args.dry_run, entry_id.is_some()));
     let done = report::Done {

@@ -77,14 +77,7 @@ pub fn shake_one_with(
         l.session.header.cwd.as_deref(),
     );
     // A dry run says what the real run would do, a refusal included.
-    let would_refuse = if dry {
-        writer::check_writable(&l.session, &l.tree, &l.projection)
-            .err()
-            .map(|e| e.to_string())
-    } else {
-        writer::check_writable(&l.session, &l.tree, &l.projection)?;
-        None
-    };
+    let would_refuse = writer::check_writable_unless_dry(&l.session, &l.tree, &l.projection, dry)?;
     let runs = crate::settings::shake_runs(&args.scope, dry);
     let mut outs = Vec::new();
     let mut folds = Vec::new();

@@ -50,3 +50,8 @@ pub fn failed_doc(path: &Path, e: &anyhow::Error) -> Value {
 pub fn envelope(docs: Vec<Value>) -> Value {
     json!({"schemaVersion": 1, "sessions": docs})
 }
+
+/// A dry run's warning that the real run would refuse to write, and why.
+pub fn would_refuse(why: &str) -> String {
+    format!("a real run would refuse to write (exit 4): {why}")
+}

@@ -153,7 +153,8 @@ pub fn render_one(r: &ShakeReport) -> String {
     }
     if let Some(why) = &r.would_refuse {
         o.push_str(&format!(
-            "[dry-run] · warning: a real run would refuse to write (exit 4): {why}\n"
+            "[dry-run] · warning: {}\n",
+            super::would_refuse(why)
         ));
     }
     o
@@ -164,12 +165,11 @@ pub fn render_row(r: &ShakeReport) -> String {
     r.runs
         .iter()
         .map(|run| format!("{}: {}\n", r.path, run.summary))
-        .chain(r.would_refuse.iter().map(|why| {
-            format!(
-                "{}: warning: a real run would refuse to write (exit 4): {why}\n",
-                r.path
-            )
-        }))
+        .chain(
+            r.would_refuse
+                .iter()
+                .map(|why| format!("{}: warning: {}\n", r.path, super::would_refuse(why))),
+        )
         .collect()
 }
 

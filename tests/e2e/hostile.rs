@@ -200,24 +200,57 @@ fn torn_tail_written_mid_append_is_refused_and_loadable() {
     }
 }
 
+/// The lines of a fixture session.
+fn session_lines(p: &Path) -> Vec<String> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// `lines` with line `i` (0-based) parsed, changed by `f` and written back.
+fn with_line(mut lines: Vec<String>, i: usize, f: impl FnOnce(&mut Value)) -> Vec<String> {
+    let mut e: Value = serde_json::from_str(&lines[i]).unwrap();
+    f(&mut e);
+    lines[i] = e.to_string();
+    lines
+}
+
+/// Write `lines` as session `name` in `dir`, aged so the live-pi check stays quiet.
+fn write_session(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    age(&p);
+    p
+}
+
+/// `pi-shake ARGS FILE` refuses (exit 4) with `expect` in its message and leaves `f` as it was.
+fn assert_refused(f: &Path, args: &[&str], expect: &str) -> Run {
+    let before = std::fs::read(f).unwrap();
+    let r = pi_shake(&[args, &[f.to_str().unwrap()]].concat());
+    assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
+    assert!(r.stderr.contains(expect), "{args:?}: {}", r.stderr);
+    assert_eq!(
+        std::fs::read(f).unwrap(),
+        before,
+        "{args:?}: refused but changed"
+    );
+    r
+}
+
 /// A real pi-mono prefix with one assistant entry's `timestamp` made an object (a shape pi-shake
 /// does not model, so writes are refused) and a clean copy of the same prefix.
 fn odd_and_clean_prefix() -> (PathBuf, PathBuf) {
-    let text =
-        std::fs::read_to_string(root().join("sessions-fixtures/pi-mono/compact.jsonl")).unwrap();
-    let mut lines: Vec<String> = text.lines().take(200).map(str::to_string).collect();
+    let mut lines = session_lines(&root().join("sessions-fixtures/pi-mono/compact.jsonl"));
+    lines.truncate(200);
     let d = temp_dir("odd-shape");
-    let clean = d.join("clean.jsonl");
-    std::fs::write(&clean, lines.join("\n") + "\n").unwrap();
-    let mut e: Value = serde_json::from_str(&lines[20]).unwrap();
-    assert_eq!(e["message"]["role"], "assistant");
-    e["timestamp"] = json!({"a": null});
-    lines[20] = e.to_string();
-    let odd = d.join("odd.jsonl");
-    std::fs::write(&odd, lines.join("\n") + "\n").unwrap();
-    age(&clean);
-    age(&odd);
-    (odd, clean)
+    let clean = write_session(&d, "clean.jsonl", &lines);
+    let lines = with_line(lines, 20, |e| {
+        assert_eq!(e["message"]["role"], "assistant");
+        e["timestamp"] = json!({"a": null});
+    });
+    (write_session(&d, "odd.jsonl", &lines), clean)
 }
 
 #[test]
@@ -234,17 +267,9 @@ fn a_dry_run_says_when_the_real_run_would_refuse_to_write() {
     ];
     let shake = ["--tail", "0", "--profile", "aggressive"];
     // The real runs refuse (exit 4), naming the file and the line, and leave it untouched.
-    let real_compact = pi_shake(&[&compact[..], &[o]].concat());
-    let real_shake = pi_shake(&[&["shake"][..], &shake, &[o]].concat());
-    for r in [&real_compact, &real_shake] {
-        assert_eq!(r.code, 4, "{}", r.stderr);
-        assert!(
-            r.stderr.contains(&format!("{o}:21: refusing to write")),
-            "{}",
-            r.stderr
-        );
-    }
-    assert_eq!(std::fs::read(&odd).unwrap(), before);
+    let at = format!("{o}:21: refusing to write");
+    let real_compact = assert_refused(&odd, &compact, &at);
+    assert_refused(&odd, &[&["shake"][..], &shake].concat(), &at);
     let refusal = real_compact
         .stderr
         .lines()
@@ -345,31 +370,26 @@ fn odd_shapes_never_panic_and_what_is_written_loads_in_real_pi() {
 /// on the branch before its compaction's kept range (`on`), or in a new entry on a side branch
 /// (`off`).
 fn null_message_copies() -> (PathBuf, PathBuf) {
-    let text = std::fs::read_to_string(fixture("compaction-rpc.jsonl")).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let lines = session_lines(&fixture("compaction-rpc.jsonl"));
     let d = temp_dir("null-message");
-    let mut side: Value = serde_json::from_str(&lines[5]).unwrap();
-    let parent = side["id"].clone();
-    side = json!({"type": "message", "id": "side0001", "parentId": parent,
+    let parent: Value = serde_json::from_str(&lines[5]).unwrap();
+    let side = json!({"type": "message", "id": "side0001", "parentId": parent["id"],
         "timestamp": "2026-11-30T06:28:09.876Z", "message": null});
     let mut off = lines.clone();
     off.insert(10, side.to_string());
-    let mut e: Value = serde_json::from_str(&lines[27]).unwrap();
-    assert_eq!(e["type"], "message");
-    e["message"] = Value::Null;
-    lines[27] = e.to_string();
-    let (on_path, off_path) = (d.join("on.jsonl"), d.join("off.jsonl"));
-    std::fs::write(&on_path, lines.join("\n") + "\n").unwrap();
-    std::fs::write(&off_path, off.join("\n") + "\n").unwrap();
-    age(&on_path);
-    age(&off_path);
-    (on_path, off_path)
+    let on = with_line(lines, 27, |e| {
+        assert_eq!(e["type"], "message");
+        e["message"] = Value::Null;
+    });
+    (
+        write_session(&d, "on.jsonl", &on),
+        write_session(&d, "off.jsonl", &off),
+    )
 }
 
 #[test]
 fn a_null_message_on_the_branch_is_refused_as_pi_throws_on_it_and_one_off_it_is_not() {
     let (on, off) = null_message_copies();
-    let before = std::fs::read(&on).unwrap();
     let compact = [
         "compact",
         "--keep-recent-tokens",
@@ -377,19 +397,13 @@ fn a_null_message_on_the_branch_is_refused_as_pi_throws_on_it_and_one_off_it_is_
         "--target-ratio",
         "0.1",
     ];
+    let at = format!(
+        "{}:28: refusing to write: a message entry on the branch without a `message` object",
+        on.display()
+    );
     for args in [&compact[..], &["shake", "--tail", "0"][..]] {
-        let r = pi_shake(&[args, &[on.to_str().unwrap()]].concat());
-        assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
-        assert!(
-            r.stderr.contains(&format!(
-                "{}:28: refusing to write: a message entry on the branch without a `message` object",
-                on.display()
-            )),
-            "{}",
-            r.stderr
-        );
+        assert_refused(&on, args, &at);
     }
-    assert_eq!(std::fs::read(&on).unwrap(), before);
     // Off the branch it is written, and real pi loads the result with the summary first.
     let r = pi_shake(&[&compact[..], &["--json", off.to_str().unwrap()]].concat());
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -429,29 +443,23 @@ fn a_null_message_on_the_branch_is_refused_as_pi_throws_on_it_and_one_off_it_is_
 
 #[test]
 fn a_custom_message_without_content_is_refused_as_pis_estimator_throws_on_it() {
-    let text = std::fs::read_to_string(fixture("tools-large-output.jsonl")).unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let mut e: Value = serde_json::from_str(&lines[5]).unwrap();
-    assert_eq!(e["message"]["role"], "bashExecution");
-    e["message"]["role"] = json!("custom");
-    lines[5] = e.to_string();
-    let f = temp_dir("custom-no-content").join("s.jsonl");
-    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
-    age(&f);
-    let before = std::fs::read(&f).unwrap();
+    let lines = with_line(
+        session_lines(&fixture("tools-large-output.jsonl")),
+        5,
+        |e| {
+            assert_eq!(e["message"]["role"], "bashExecution");
+            e["message"]["role"] = json!("custom");
+        },
+    );
+    let f = write_session(&temp_dir("custom-no-content"), "s.jsonl", &lines);
+    let at =
+        ":6: refusing to write: entry fa44d747 has a field pi's token estimator reads but cannot";
     for args in [
         &["shake", "--tail", "0", "--scope", "all"][..],
         &["compact", "--keep-recent-tokens", "200"][..],
     ] {
-        let r = pi_shake(&[args, &[f.to_str().unwrap()]].concat());
-        assert_eq!(r.code, 4, "{args:?}: {}", r.stderr);
-        assert!(
-            r.stderr.contains(":6: refusing to write: entry fa44d747 has a field pi's token estimator reads but cannot"),
-            "{}",
-            r.stderr
-        );
+        assert_refused(&f, args, at);
     }
-    assert_eq!(std::fs::read(&f).unwrap(), before);
     if need_oracle() {
         let pi = oracle1(&f, &[]);
         assert_eq!(pi["ok"], json!(false), "{pi}");
