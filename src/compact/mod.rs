@@ -170,6 +170,8 @@ pub struct Prepared {
     facts: fit::PairFacts,
     region_tokens: u64,
     kept_tokens: u64,
+    /// The previous compaction's summary message, as projected (0 without one).
+    carried_tokens: u64,
     system_tokens: u64,
     user_messages: usize,
     /// The session's cwd (headers and the files line name paths under it relative to it).
@@ -235,7 +237,10 @@ impl CompactPlan {
             region_before: prep.region_tokens,
             region_after: summary_tokens,
             context_before: prep.cut.tokens_before,
-            context_estimate_before: prep.system_tokens + prep.region_tokens + prep.kept_tokens,
+            context_estimate_before: prep.system_tokens
+                + prep.carried_tokens
+                + prep.region_tokens
+                + prep.kept_tokens,
             context_after: prep.system_tokens + summary_tokens + prep.kept_tokens,
             state_tokens: prep.request.state_tokens,
             state_chars: prep.request.state_json.chars().count(),

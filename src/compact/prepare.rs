@@ -306,6 +306,17 @@ pub fn prepare(
     };
     let region_tokens = non_system(region.clone());
     let kept_tokens = non_system(cut.first_kept_pos..end);
+    // The previous compaction's summary is in the context too (the new summary replaces it).
+    let carried_tokens: u64 = cut
+        .previous
+        .and_then(|pos| p.entries.get(pos))
+        .map_or(0, |pe| {
+            pe.messages
+                .iter()
+                .filter(|m| m.kind != Role::System)
+                .map(|m| m.tokens0())
+                .sum()
+        });
     let system_tokens = crate::projection::replay_system_tokens(s, p);
 
     // Steps 2–3: pairs and pins.
@@ -568,6 +579,7 @@ pub fn prepare(
         facts,
         region_tokens,
         kept_tokens,
+        carried_tokens,
         system_tokens,
         user_messages,
         cwd: s.header.cwd.clone(),

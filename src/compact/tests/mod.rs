@@ -287,6 +287,18 @@ fn end_to_end_pi_honours_our_compaction() {
                 plan2.counts.pinned
             );
             if have_oracle {
+                // Our estimate of the context before is pi's (a carried summary included).
+                let was = &oracle(std::slice::from_ref(&f), None, false)[0];
+                let was: f64 = was["projection"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r["tokens"].as_f64().unwrap())
+                    .sum();
+                assert_eq!(
+                    was, plan2.sizes.context_estimate_before as f64,
+                    "{name} keep {keep}: our before-estimate is pi's"
+                );
                 let row = &oracle(std::slice::from_ref(&copy), None, true)[0];
                 assert_eq!(row["ok"], json!(true), "{row}");
                 let proj = row["projection"].as_array().unwrap();
