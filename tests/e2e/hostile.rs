@@ -319,6 +319,21 @@ fn a_dry_run_says_when_the_real_run_would_refuse_to_write() {
     assert!(!fine.stdout.contains("would refuse"), "{}", fine.stdout);
 }
 
+/// Run `python3 ARGS`; its stdout, once it has exited 0 (else the test fails with its output).
+fn python_script(args: &[&str]) -> String {
+    let out = std::process::Command::new("python3")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 cannot be run ({e}): install Python 3"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// `scripts/shape_fuzz.py` on 40 sessions (a fixed seed): real fixture sessions with entries of
 /// odd but valid shapes through `compact --dry-run` (five budgets), `compact --emit-json`,
 /// `status` and `dry-run`, and, with the oracle, every compaction planned at 30% written on a
@@ -338,16 +353,7 @@ fn odd_shapes_never_panic_and_what_is_written_loads_in_real_pi() {
     if write {
         args.push("--write");
     }
-    let out = std::process::Command::new("python3")
-        .args(&args)
-        .output()
-        .unwrap_or_else(|e| panic!("python3 cannot be run ({e}): install Python 3"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = python_script(&args);
     // The tally line: "40 sessions, N runs (…; P compactions planned; W written and loaded by
     // real pi), 0 failing sessions".
     let tally = stdout.lines().last().unwrap_or_default();
@@ -464,5 +470,42 @@ fn a_custom_message_without_content_is_refused_as_pis_estimator_throws_on_it() {
         let pi = oracle1(&f, &[]);
         assert_eq!(pi["ok"], json!(false), "{pi}");
         assert_eq!(pi["error"], json!("content is not iterable"), "{pi}");
+    }
+}
+
+/// `scripts/op_fuzz.py` on 8 sequences of 10 steps (a fixed seed): pi-shake's writing commands
+/// (shake, undo, compact, their dry runs) and real pi appending through its own `SessionManager`
+/// (turns, `/tree` jumps, retries that hide a reply, extension entries, pi's own compactions)
+/// take turns on one file; after every step real pi loads it, `status` projects exactly as pi
+/// does, an undo gives back what pi saw before any fold, and a compaction cuts where pi cuts.
+#[test]
+fn pi_and_pi_shake_taking_turns_on_one_file_stay_in_agreement() {
+    if !need_oracle() {
+        return;
+    }
+    let dir = temp_dir("op-fuzz");
+    let script = root().join("scripts/op_fuzz.py");
+    let stdout = python_script(&[
+        script.to_str().unwrap(),
+        env!("CARGO_BIN_EXE_pi-shake"),
+        "8",
+        "11",
+        dir.to_str().unwrap(),
+        "--steps",
+        "10",
+    ]);
+    // The tally line: "8 sequences × 10 steps (compact 3, compact-nothing 9, pi 30, shake 25,
+    // undo 13); 0 failed".
+    let tally = stdout.lines().last().unwrap_or_default();
+    assert!(tally.ends_with("; 0 failed"), "{stdout}");
+    let count = |kind: &str| -> u64 {
+        tally
+            .split(['(', ',', ')'])
+            .map(str::trim)
+            .find_map(|part| part.strip_prefix(kind)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or(0)
+    };
+    for kind in ["shake", "undo", "compact", "pi"] {
+        assert!(count(kind) > 0, "no `{kind}` step ran: {stdout}");
     }
 }
