@@ -865,6 +865,22 @@ pub fn finish(
             crate::report::thousands(budget)
         ));
     }
+    if prep.carried_tokens > budget {
+        // A compaction soon after the last one: the budget is a share of a small region, so the
+        // history the previous summary carried cannot all stay.
+        let kept = carried_lines.map_or(String::new(), |[k, t]| {
+            format!(
+                ": {} of its {} lines stay",
+                crate::report::thousands(k as u64),
+                crate::report::thousands(t as u64)
+            )
+        });
+        warnings.push(format!(
+            "the previous compaction's summary (~{} tokens) is larger than this summary's whole budget (~{} tokens){kept}; a larger --target-ratio or --max-summary-tokens keeps more of that history",
+            crate::report::thousands(prep.carried_tokens),
+            crate::report::thousands(budget)
+        ));
+    }
     let mut shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
     if let (Some(last), Some(f)) = (shrunk.last_mut(), &filled) {
         last.push_str(&format!(" ({f})"));

@@ -574,6 +574,52 @@ fn a_carried_transcript_competes_line_by_line() {
 }
 
 #[test]
+fn a_budget_smaller_than_the_carried_summary_says_how_much_history_stays() {
+    // A compaction soon after the last one: its budget is a share of a small region, smaller
+    // than what the previous summary carried, so history is lost — and the run says so.
+    let mut prev = String::from(
+        "# Session history before this point (pruned by pi-shake 0.1.0; tool outputs cut to key lines)\n\n",
+    );
+    for i in 0..60 {
+        prev.push_str(&format!(
+            "**bash** `ls old{i}` (t{i}; 9 of 9 lines):\n```\n"
+        ));
+        for j in 0..9 {
+            prev.push_str(&format!("src/old_{i}/file_{j}.rs\n"));
+        }
+        prev.push_str("```\n\n");
+    }
+    let (l, dir) = with_previous_summary(&prev, "lost");
+    let plan = budget_plan(&l, at_most(400));
+    let b = plan.budget.clone().unwrap();
+    let [kept, total] = b.carried_lines.unwrap();
+    assert!(kept < total, "{kept} of {total}");
+    let lost = plan
+        .warnings
+        .iter()
+        .find(|w| w.starts_with("the previous compaction's summary (~"))
+        .unwrap_or_else(|| panic!("{:?}", plan.warnings));
+    assert!(
+        lost.contains(&format!(
+            "is larger than this summary's whole budget (~{} tokens): {kept} of its {total} lines stay; a larger --target-ratio or --max-summary-tokens keeps more of that history",
+            b.tokens
+        )),
+        "{lost}"
+    );
+    // A budget that holds the whole previous summary says nothing of it.
+    let roomy = budget_plan(&l, at_most(200_000));
+    assert!(
+        !roomy
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("the previous compaction's summary")),
+        "{:?}",
+        roomy.warnings
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_users_shell_output_shrinks_with_the_users_text() {
     // `!ls` in pi: what the user chose to show the agent. At 5% the assistant's text is left
     // out; the user's short command output is not.
