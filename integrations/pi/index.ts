@@ -391,6 +391,7 @@ async function onBeforeCompact(pi: ExtensionAPI, event: any, ctx: ExtensionConte
 			ctx,
 			`${PREFIX}compacted ${c.pairs ?? 0} tool calls (${c.kept ?? 0} kept, ${c.stubbed ?? 0} stubbed, ${c.dropped ?? 0} dropped, ${c.pinned ?? 0} pinned): region ~${fmt(t.regionBefore)} → ~${fmt(t.regionAfter)} tokens. Scorer: ${d.scorer ?? "?"}.`,
 		);
+		for (const w of Array.isArray(d.warnings) ? d.warnings : []) notify(ctx, `${PREFIX}warning: ${w}`, "warning");
 		return { compaction: { summary: doc.summary, firstKeptEntryId: doc.firstKeptEntryId, tokensBefore, details: d } };
 	} finally {
 		if (scratch) rmSync(scratch, { recursive: true, force: true });

@@ -310,6 +310,11 @@ impl CompactPlan {
         });
         if let Some(o) = d.as_object_mut() {
             self.notes.extend_json(o);
+            if !self.warnings.is_empty() {
+                // What the human report prints as warnings (history lost, over budget): the
+                // pi extension shows them in pi.
+                o.insert("warnings".into(), json!(self.warnings));
+            }
         }
         d
     }

@@ -411,6 +411,20 @@ fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
         "focus on big5.txt"
     );
     assert!(notifications(&v, "prompt2")[0].starts_with("pi-shake: compacted "));
+    // The manual compaction, right after the threshold one, has a small region: its budget
+    // cannot hold the whole carried summary. The entry's details say so, and pi shows it.
+    assert_eq!(cs[0]["details"]["warnings"], Value::Null);
+    let lost = cs[1]["details"]["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        lost.starts_with("the previous compaction's summary (~")
+            && lost.contains("lines stay; a larger --target-ratio"),
+        "{lost}"
+    );
+    assert!(
+        notifications(&v, "manual").contains(&format!("pi-shake: warning: {lost}").as_str()),
+        "{:?}",
+        notifications(&v, "manual")
+    );
     assert_all_on_branch(&file);
 }
 
