@@ -17,8 +17,9 @@ short) and applies N random steps (default 10), each one of:
 - real pi 1.6 appending to the file through its own `SessionManager`
   (`scripts/op_fuzz_pi.mjs`): one more turn, a `/tree` jump to an earlier user message (with or
   without a branch summary) and a turn there, a retry (pi hides its last reply with a null
-  `context_edit`, then the turn goes on), what an extension appends (a custom message, a label, a
-  model change, a `context_edit` hiding a message), or pi's own compaction at pi's own cut.
+  `context_edit`, then the turn goes on), what an extension appends (a custom message — a line,
+  or a big text with an image — a label, a model change, a `context_edit` hiding a message), or
+  pi's own compaction at pi's own cut.
 
 After every step real pi loads the file (`tests/interop/project.mjs`) and these must hold:
 
@@ -34,8 +35,9 @@ After every step real pi loads the file (`tests/interop/project.mjs`) and these 
    parent; pi's own, such as a retry's, stay): everything pi-shake folded is back, byte for byte,
    whatever pi and pi-shake wrote in between, and nothing pi hid comes back;
 5. after `shake`, real pi's messages differ from that neutralised view only in folded tool
-   results, thinking blocks and images, each carrying pi-shake's placeholder, and the number of
-   messages is the same;
+   results, blocks, thinking and images (of user, assistant, tool-result and custom messages),
+   each carrying pi-shake's placeholder or, for thinking, dropped, and the number of messages is
+   the same;
 6. `compact`'s estimate of the context before it equals the sum of real pi's projected
    message estimates; after a `compact` that writes, the compaction cuts where pi's own
    `prepareCompaction` cuts at the same `keepRecentTokens`, and real pi's projection starts with
@@ -116,7 +118,7 @@ def has_placeholder(m):
 
 def folded(now, was):
     """`now` is `was` with some content folded: a placeholder in place, or thinking dropped."""
-    if now.get("role") not in ("toolResult", "assistant", "user"):
+    if now.get("role") not in ("toolResult", "assistant", "user", "custom"):
         return False
     if {k: v for k, v in now.items() if k != "content"} != {k: v for k, v in was.items() if k != "content"}:
         return False

@@ -131,10 +131,25 @@ async function main() {
 		}
 		appended += appendTurn(sm, rand, tag);
 	} else if (action === "extension") {
-		// What an extension may append: a custom message in context, a label, a model or
+		// What an extension may append: a custom message in context (text, or a big text and an
+		// image), a label, a model or
 		// thinking-level change, a session name; or a context_edit hiding an earlier message.
 		const kind = Math.floor(rand() * 4);
-		if (kind === 0) sm.appendCustomMessageEntry("op-fuzz", `note ${tag}: keep src/lib.rs in mind`, true);
+		if (kind === 0) {
+			// A note as a string, or as blocks with a big text and an image (shake folds both).
+			const big = Array.from({ length: 400 }, (_, i) => `row ${i} of ${tag}: src/mod_${i}.rs ok`).join("\n");
+			const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+			sm.appendCustomMessageEntry(
+				"op-fuzz",
+				rand() < 0.5
+					? `note ${tag}: keep src/lib.rs in mind`
+					: [
+							{ type: "text", text: `report ${tag}:\n${big}` },
+							{ type: "image", data: png.repeat(40), mimeType: "image/png" },
+						],
+				true,
+			);
+		}
 		else if (kind === 1) {
 			const b = sm.getBranch();
 			sm.appendLabelChange(b[Math.floor(rand() * b.length)].id, `label-${tag}`);
