@@ -290,6 +290,14 @@ pub fn prepare(
         }
     }
     let system_message = replay_system_message(&sys_msgs);
+    // An entry's projected messages, the system ones left out (pi replays them apart).
+    let message_tokens = |pe: &crate::projection::PEntry| -> u64 {
+        pe.messages
+            .iter()
+            .filter(|m| m.kind != Role::System)
+            .map(|m| m.tokens0())
+            .sum()
+    };
     let non_system = |r: std::ops::Range<usize>| -> u64 {
         p.entries[r]
             .iter()
@@ -299,24 +307,16 @@ pub fn prepare(
                     crate::session::Body::Compaction { .. }
                 )
             })
-            .flat_map(|pe| pe.messages.iter())
-            .filter(|m| m.kind != Role::System)
-            .map(|m| m.tokens0())
+            .map(message_tokens)
             .sum()
     };
     let region_tokens = non_system(region.clone());
     let kept_tokens = non_system(cut.first_kept_pos..end);
     // The previous compaction's summary is in the context too (the new summary replaces it).
-    let carried_tokens: u64 = cut
+    let carried_tokens = cut
         .previous
         .and_then(|pos| p.entries.get(pos))
-        .map_or(0, |pe| {
-            pe.messages
-                .iter()
-                .filter(|m| m.kind != Role::System)
-                .map(|m| m.tokens0())
-                .sum()
-        });
+        .map_or(0, message_tokens);
     let system_tokens = crate::projection::replay_system_tokens(s, p);
 
     // Steps 2–3: pairs and pins.

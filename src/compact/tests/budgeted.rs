@@ -499,6 +499,27 @@ fn with_previous_summary(prev: &str, tag: &str) -> (Loaded, PathBuf) {
     load_lines(&format!("carried-{tag}"), &lines)
 }
 
+/// A pi-shake transcript as a previous summary: `n` blocks, block `i` a `**bash** \`ls {dir}{i}\``
+/// call (`k of total lines`, `k` the lines given) over `lines(i)`, fenced.
+fn transcript(n: usize, dir: &str, total: usize, lines: impl Fn(usize) -> Vec<String>) -> String {
+    let mut prev = String::from(
+        "# Session history before this point (pruned by pi-shake 0.1.0; tool outputs cut to key lines)\n\n",
+    );
+    for i in 0..n {
+        let body = lines(i);
+        let shown = body.len().min(total);
+        prev.push_str(&format!(
+            "**bash** `ls {dir}{i}` (t{i}; {shown} of {total} lines):\n```\n"
+        ));
+        for l in body {
+            prev.push_str(&l);
+            prev.push('\n');
+        }
+        prev.push_str("```\n\n");
+    }
+    prev
+}
+
 #[test]
 fn another_tools_carried_summary_is_cut_by_position_to_its_share() {
     // pi's own LLM summary: prose the value model was not built for, cut to head and tail
@@ -537,21 +558,13 @@ fn a_carried_transcript_competes_line_by_line() {
     // A previous pi-shake compaction whose transcript holds one line worth carrying among 40
     // blocks of filler: under a small budget the new summary carries that line under its call
     // (a head-and-tail cut of the old summary would keep only its first and last blocks).
-    let mut prev = String::from(
-        "# Session history before this point (pruned by pi-shake 0.1.0; tool outputs cut to key lines)\n\n",
-    );
-    for i in 0..40 {
-        prev.push_str(&format!(
-            "**bash** `ls legacy{i}` (t{i}; 6 of 9 lines):\n```\n"
-        ));
-        for j in 0..6 {
-            prev.push_str(&format!("plain old words {i} {j}\n"));
-        }
+    let prev = transcript(40, "legacy", 9, |i| {
+        let mut lines: Vec<String> = (0..6).map(|j| format!("plain old words {i} {j}")).collect();
         if i == 17 {
-            prev.push_str("src/legacy/unique_path_17.rs:7 keep me\n");
+            lines.push("src/legacy/unique_path_17.rs:7 keep me".into());
         }
-        prev.push_str("```\n\n");
-    }
+        lines
+    });
     let (l, dir) = with_previous_summary(&prev, "ours");
     let plan = budget_plan(&l, ratio(0.05));
     let b = plan.budget.clone().unwrap();
@@ -577,18 +590,9 @@ fn a_carried_transcript_competes_line_by_line() {
 fn a_budget_smaller_than_the_carried_summary_says_how_much_history_stays() {
     // A compaction soon after the last one: its budget is a share of a small region, smaller
     // than what the previous summary carried, so history is lost — and the run says so.
-    let mut prev = String::from(
-        "# Session history before this point (pruned by pi-shake 0.1.0; tool outputs cut to key lines)\n\n",
-    );
-    for i in 0..60 {
-        prev.push_str(&format!(
-            "**bash** `ls old{i}` (t{i}; 9 of 9 lines):\n```\n"
-        ));
-        for j in 0..9 {
-            prev.push_str(&format!("src/old_{i}/file_{j}.rs\n"));
-        }
-        prev.push_str("```\n\n");
-    }
+    let prev = transcript(60, "old", 9, |i| {
+        (0..9).map(|j| format!("src/old_{i}/file_{j}.rs")).collect()
+    });
     let (l, dir) = with_previous_summary(&prev, "lost");
     let plan = budget_plan(&l, at_most(400));
     let b = plan.budget.clone().unwrap();
