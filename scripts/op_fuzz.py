@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Operation-sequence fuzzing: pi-shake's writing commands and real pi taking turns on one file.
 
-    scripts/op_fuzz.py PI_SHAKE_BIN [SEQUENCES] [SEED] [WORKDIR] [--steps N]
+    scripts/op_fuzz.py PI_SHAKE_BIN [SEQUENCES] [SEED] [WORKDIR] [--steps N] [--bases FILE...]
 
 Each sequence copies a real session (the fixtures real pi wrote, and the pi-mono sessions cut
 short) and applies N random steps (default 10), each one of:
@@ -313,6 +313,14 @@ def main():
         i = argv.index("--steps")
         steps = int(argv[i + 1])
         del argv[i:i + 2]
+    bases = BASES
+    if "--bases" in argv:
+        # Other sessions real pi wrote (say, older pi releases' files from
+        # `tests/interop/gen/generate.mjs --cli`), whole; each copy is opened by pi 1.6 first,
+        # which migrates a file of an older format in place, as a user's first open would.
+        i = argv.index("--bases")
+        bases = [(str(Path(b).resolve()), None) for b in argv[i + 1:]]
+        del argv[i:]
     if not argv:
         print(__doc__)
         sys.exit(2)
@@ -324,7 +332,7 @@ def main():
     rng = random.Random(seed)
     failures, counts = [], {}
     for k in range(n):
-        src, keep = rng.choice(BASES)
+        src, keep = rng.choice(bases)
         lines = (ROOT / src).read_text().splitlines()
         if keep:
             lines = lines[:keep]
@@ -333,6 +341,10 @@ def main():
         seq = Seq(bin_, path, work, random.Random(rng.randrange(1 << 30)))
         seq.log.append(f"base {src} ({len(lines)} lines)")
         try:
+            if bases is not BASES:
+                code, out, err = run(["node", str(PI_SIDE), str(path), "open"])
+                if code != 0 or not json.loads(out or b"{}").get("ok"):
+                    raise Failure(f"real pi 1.6 does not open the base: {out!r} {err[-300:]!r}")
             if not pi_view(path, messages=False).get("ok"):
                 raise Failure("real pi does not load the base")
             for _ in range(steps):

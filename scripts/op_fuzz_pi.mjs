@@ -11,6 +11,8 @@
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl compact KEEP       # pi's own compaction (a stand-in summary)
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl hook-compaction DOC.json  # the extension's: pi appends
 //                                                                # `compact --emit-json`'s answer
+//   node scripts/op_fuzz_pi.mjs SESSION.jsonl open               # open only: pi 1.6 migrates a
+//                                                                # file an older pi wrote, in place
 //
 // A turn re-sends a run of the active branch's own messages (one user message and what followed
 // it, real shapes: thinking, images, errors), deep-copied, with fresh tool-call ids. `compact`
@@ -183,7 +185,7 @@ async function main() {
 			{ readFiles: [], modifiedFiles: [] },
 		);
 		appended = 1;
-	} else {
+	} else if (action !== "open") {
 		throw new Error(`unknown action ${action}`);
 	}
 	console.log(JSON.stringify({ ok: true, action, appended }));

@@ -75,6 +75,45 @@ pub fn copy_fixture(p: &Path) -> PathBuf {
     dst
 }
 
+/// Every session under `sessions-fixtures/pi-releases/<version>/`: files older pi releases
+/// wrote (`tests/interop/gen/releases.sh`).
+pub fn release_fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("sessions-fixtures/pi-releases"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .flat_map(|e| {
+            let rel = e.path();
+            let rel = rel.strip_prefix(root().join("sessions-fixtures")).unwrap();
+            fixtures(rel.to_str().unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A copy of `p` opened once by real pi 1.6 (`scripts/op_fuzz_pi.mjs open`), which migrates a
+/// file of an older format in place, as a user's first `pi --resume` would; a current file is
+/// left as it is.
+pub fn migrated_copy(p: &Path) -> PathBuf {
+    let dst = copy_fixture(p);
+    let out = Command::new("node")
+        .arg(root().join("scripts/op_fuzz_pi.mjs"))
+        .arg(&dst)
+        .arg("open")
+        .output()
+        .expect("node");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("\"ok\":true"),
+        "pi 1.6 does not open {}: {text} {}",
+        p.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    age(&dst);
+    dst
+}
+
 /// Set a file's mtime one hour back.
 pub fn age(p: &Path) {
     let f = std::fs::File::options().append(true).open(p).unwrap();

@@ -34,10 +34,18 @@ fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
     if !need_oracle() {
         return;
     }
-    let mut compacted = 0;
+    let (mut compacted, mut releases_compacted) = (0, 0);
+    // pi 1.6's own files, and older releases' files once pi 1.6 has opened (migrated) them.
+    let mut all: Vec<(std::path::PathBuf, std::path::PathBuf)> =
+        fixtures("pi").into_iter().map(|f| (f.clone(), f)).collect();
+    all.extend(
+        release_fixtures()
+            .iter()
+            .map(|f| (f.clone(), migrated_copy(f))),
+    );
     for keep in ["20000", "2000"] {
-        for fx in fixtures("pi") {
-            let f = copy_fixture(&fx);
+        for (fx, src) in &all {
+            let f = copy_fixture(src);
             let flag = format!("--compaction={keep}");
             let pi_before = &oracle1(&f, &[&flag, "--messages"]);
             let rep = compact_json(&f, &["--keep-recent-tokens", keep]);
@@ -137,9 +145,15 @@ fn compact_every_fixture_matches_pis_cut_and_loads_in_pi() {
                 }
             }
             compacted += 1;
+            releases_compacted += usize::from(fx != src);
         }
     }
     assert!(compacted >= 6, "only {compacted} compactions");
+    // 3 at 20,000 recent tokens and 11 at 2,000, over all six releases.
+    assert!(
+        releases_compacted >= 14,
+        "only {releases_compacted} compactions of older releases' files"
+    );
 }
 
 #[test]

@@ -133,6 +133,28 @@ fn real_pi_fixtures_project_like_pi() {
 }
 
 #[test]
+fn older_pi_releases_sessions_project_like_pi_1_6() {
+    // Files pi 0.30 to 1.5 wrote (0.30's are version-less: pi 1.6 migrates them on open, and
+    // pi-shake reads them as migrated, ids aside).
+    if !need_oracle() {
+        return;
+    }
+    let dirs: std::collections::BTreeSet<_> = release_fixtures()
+        .iter()
+        .map(|f| f.parent().unwrap().to_path_buf())
+        .collect();
+    assert!(dirs.len() >= 6, "{dirs:?}");
+    let checked: usize = dirs
+        .iter()
+        .map(|d| {
+            let rel = d.strip_prefix(root().join("sessions-fixtures")).unwrap();
+            compare_dir(rel.to_str().unwrap())
+        })
+        .sum();
+    assert!(checked >= 30, "{checked}");
+}
+
+#[test]
 fn broken_fixtures_match_pi_or_error() {
     if !need_oracle() {
         return;

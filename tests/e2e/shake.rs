@@ -153,18 +153,32 @@ fn shake_undo_round_trip_every_fixture_and_profile() {
     if !need_oracle() {
         return;
     }
-    let mut total = 0;
-    for f in fixtures("pi") {
+    let (mut total, mut of_releases) = (0, 0);
+    // pi 1.6's own files, then older releases' files once pi 1.6 has opened (migrated) them.
+    let releases = release_fixtures()
+        .iter()
+        .map(|f| migrated_copy(f))
+        .collect::<Vec<_>>();
+    let own = fixtures("pi").len();
+    for (i, f) in fixtures("pi").into_iter().chain(releases).enumerate() {
         for args in [
             vec!["--scope", "elide"],
             vec!["--profile", "aggressive", "--scope", "all"],
             vec!["--profile", "conservative", "--scope", "thinking"],
             vec!["--scope", "images"],
         ] {
-            total += round_trip(&f, &args);
+            let n = round_trip(&f, &args);
+            total += n;
+            if i >= own {
+                of_releases += n;
+            }
         }
     }
     assert!(total > 50, "only {total} folds across fixtures");
+    assert!(
+        of_releases > 200,
+        "only {of_releases} folds across older releases' files"
+    );
 }
 
 #[test]

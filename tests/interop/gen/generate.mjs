@@ -5,6 +5,7 @@
 //
 // Run through ./run.sh (installs Node 22 + pi from the npm registry). Directly:
 //   node22 tests/interop/gen/generate.mjs [--only NAME[,NAME...]] [--out DIR] [--keep] [--verbose]
+//                                         [--cli PATH/cli.js [--no-extension] [--legacy-events]]
 //
 // Deterministic where possible: all prompts, model replies, tool calls, tool-call ids and
 // scratch files are fixed; the scratch project always lives at /tmp/pi-shake-gen/<scenario>/project
@@ -29,6 +30,12 @@ const argValue = (name) => {
 const ONLY = argValue("--only")?.split(",");
 const OUT = resolve(argValue("--out") ?? join(HERE, "..", "..", "..", "sessions-fixtures", "pi"));
 const KEEP = args.includes("--keep");
+// Another pi CLI (an older release, for the cross-version check): its `cli.js`. The default is
+// the pinned pi 1.6.0. `--no-extension` for releases without `-e` (the branches scenario needs it).
+const CLI = resolve(argValue("--cli") ?? PI_CLI);
+const NO_EXTENSION = args.includes("--no-extension");
+// Releases before `agent_settled`: a prompt is done at `agent_end` (plus a moment for the writes).
+const LEGACY_EVENTS = args.includes("--legacy-events");
 const VERBOSE = args.includes("--verbose");
 
 const log = (...a) => process.stderr.write(`[gen] ${a.join(" ")}\n`);
@@ -55,7 +62,7 @@ class Pi {
 		this.pending = new Map();
 		this.seq = 0;
 		const argv = [
-			PI_CLI,
+			CLI,
 			"--mode",
 			"rpc",
 			"--provider",
@@ -66,8 +73,7 @@ class Pi {
 			"medium",
 			"--session-dir",
 			sessionDir,
-			"-e",
-			EXTENSION,
+			...(NO_EXTENSION ? [] : ["-e", EXTENSION]),
 		];
 		this.proc = spawn(process.execPath, argv, {
 			cwd,
@@ -154,13 +160,14 @@ class Pi {
 	}
 	/** Send a prompt and wait until pi has settled (all turns, retries, compactions done). */
 	async prompt(message, extra = {}) {
-		const settled = this.waitEvent((e) => e.type === "agent_settled", 120000);
+		const settled = this.waitEvent((e) => e.type === (LEGACY_EVENTS ? "agent_end" : "agent_settled"), 120000);
 		const data = await this.command({ type: "prompt", message, ...extra });
 		if (data.disposition === "handled") {
 			settled.catch(() => {});
 			return data;
 		}
 		await settled;
+		if (LEGACY_EVENTS) await new Promise((r) => setTimeout(r, 300));
 		return data;
 	}
 	async entries() {
@@ -635,7 +642,7 @@ scenarios["long-session"] = async (mock) => {
 // =============================================================================================
 
 async function main() {
-	if (!existsSync(PI_CLI)) throw new Error(`pi CLI not found at ${PI_CLI}; run npm ci in ${HERE}`);
+	if (!existsSync(CLI)) throw new Error(`pi CLI not found at ${CLI}; run npm ci in ${HERE}`);
 	const [major, minor] = process.versions.node.split(".").map(Number);
 	if (major < 22 || (major === 22 && minor < 19)) throw new Error(`pi needs Node >= 22.19 (this is ${process.version}); use run.sh`);
 	mkdirSync(OUT, { recursive: true });
