@@ -662,3 +662,46 @@ fn after_tree_navigation_shake_refuses_and_compaction_uses_pis_branch() {
         assert!(branch.contains(&target));
     }
 }
+
+#[test]
+fn a_session_an_old_pi_wrote_is_resumed_migrated_and_compacted_by_pi_shake() {
+    // pi 0.30.2 wrote it without a `version`; pi 1.6 migrates it on open (new ids, version 3),
+    // and the first /compact after resuming goes through the extension.
+    if !pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("resume");
+    let file = session_of(&v);
+    let all = lines(&file);
+    assert_eq!(all[0]["version"], 3, "pi migrated the header");
+    let said = notifications(&v, "manual");
+    assert!(
+        said.iter().any(|m| m.starts_with("pi-shake: compacted")),
+        "{said:?}"
+    );
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 1, "one compaction: pi-shake's, none of pi's own");
+    let c = &cs[0];
+    assert_eq!(c["fromHook"], true);
+    assert_eq!(
+        c["details"]["cut"]["agrees"], true,
+        "{:#}",
+        c["details"]["cut"]
+    );
+    let summary = c["summary"].as_str().unwrap();
+    assert!(summary.starts_with("# Session history before this point"));
+    assert!(
+        summary.contains("seq 1 20000"),
+        "the region's calls are in it"
+    );
+    assert!(
+        requests(&v).iter().all(|r| r["kind"] == "turn"),
+        "pi never asked its own summarizer"
+    );
+    let next = request_after_compaction(&v, "manual");
+    assert!(
+        carries(next, summary),
+        "the next turn sends pi-shake's summary"
+    );
+    assert_all_on_branch(&file);
+}

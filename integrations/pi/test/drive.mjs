@@ -21,6 +21,8 @@
 //             of the file.
 //   old       PI_SHAKE_BIN is a program answering an old handshake (protocol 0): `/shake status`,
 //             `/shake`, a manual compaction and a turn still work (pi's own summary).
+//   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
+//             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
 // stdout: one JSON document with everything the Rust test asserts on (tests/e2e/extension.rs):
 //   {ok, scenario, sessionFile, requests:[{kind, messages}], marks:{name: requestCount},
@@ -38,6 +40,7 @@ import { MockServer, PI_CLI, piEnv, writeAgentDir } from "../../../tests/interop
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const EXTENSION = resolve(HERE, "..");
+const RESUME_FIXTURE = resolve(HERE, "../../../sessions-fixtures/pi-releases/0.30.2/tools-large-output.jsonl");
 
 const argv = process.argv.slice(2);
 const arg = (name) => {
@@ -70,7 +73,7 @@ function bigFile(tag, n) {
 }
 
 class Pi {
-	constructor({ agentDir, cwd, sessionDir, env, extra = [] }) {
+	constructor({ agentDir, cwd, sessionDir, env, extra = [], args: more = [] }) {
 		this.events = [];
 		this.waiters = [];
 		this.pending = new Map();
@@ -79,7 +82,7 @@ class Pi {
 		this.notifications = [];
 		this.selects = [];
 		this.selectAnswers = [];
-		const args = [PI_CLI, "--mode", "rpc", "--provider", "mock", "--model", "mock-coder", "--thinking", "medium", "--session-dir", sessionDir, "-e", EXTENSION, ...extra.flatMap((e) => ["-e", e])];
+		const args = [PI_CLI, "--mode", "rpc", "--provider", "mock", "--model", "mock-coder", "--thinking", "medium", "--session-dir", sessionDir, "-e", EXTENSION, ...extra.flatMap((e) => ["-e", e]), ...more];
 		this.proc = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
 		this.stderr = "";
 		this.proc.stderr.setEncoding("utf8");
@@ -248,6 +251,17 @@ async function main() {
 		} else if (SCENARIO === "tree") {
 			env.PI_SHAKE_BIN = BIN;
 			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+		} else if (SCENARIO === "resume") {
+			// A session an old pi (0.30.2, no `version` in its header) wrote, resumed in pi 1.6 with
+			// the extension: pi migrates the file on open, then /compact goes through pi-shake.
+			env.PI_SHAKE_BIN = BIN;
+			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+			// The header names the directory the old pi ran in; a user resumes in their project,
+			// so the copy names this run's (pi 1.6 will not resume a session whose directory is gone).
+			const [header, ...rest] = readFileSync(RESUME_FIXTURE, "utf8").split("\n");
+			const h = JSON.parse(header);
+			h.cwd = cwd;
+			writeFileSync(join(sessionDir, "resumed.jsonl"), [JSON.stringify(h), ...rest].join("\n"));
 		} else if (SCENARIO === "old") {
 			const fake = join(binDir, "pi-shake-old");
 			writeFileSync(fake, `#!/bin/sh\necho '{"schemaVersion":1,"name":"pi-shake","version":"0.0.1","protocol":0,"features":[]}'\n`, { mode: 0o755 });
@@ -256,7 +270,8 @@ async function main() {
 		} else throw new Error(`unknown scenario ${SCENARIO}`);
 		writeAgentDir(agentDir, mock.baseUrl, settings);
 		const extra = SCENARIO === "tree" ? [resolve(HERE, "../../../tests/interop/gen/navtree-extension.mjs")] : [];
-		pi = new Pi({ agentDir, cwd, sessionDir, env, extra });
+		const args = SCENARIO === "resume" ? ["--session", join(sessionDir, "resumed.jsonl")] : [];
+		pi = new Pi({ agentDir, cwd, sessionDir, env, extra, args });
 		pi.requestCount = () => mock.requests.length;
 		const mark = (name) => {
 			pi.step = name;
@@ -315,6 +330,13 @@ async function main() {
 			responses.manual = await pi.command({ type: "compact" }, 120000).catch((e) => ({ error: e.message }));
 			mark("prompt3");
 			await pi.prompt("Continue from here.");
+			mark("end");
+		} else if (SCENARIO === "resume") {
+			mock.script(text("Continuing the resumed session."));
+			mark("manual");
+			responses.manual = await pi.command({ type: "compact" }, 120000).catch((e) => ({ error: e.message }));
+			mark("prompt1");
+			await pi.prompt("Continue where we left off.");
 			mark("end");
 		} else if (SCENARIO === "old") {
 			scriptReads(mock);
