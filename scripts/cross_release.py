@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What older pi releases make of the files pi-shake writes.
 
-    scripts/cross_release.py PI_SHAKE_BIN
+    scripts/cross_release.py PI_SHAKE_BIN [--json]
 
 pi-shake is checked against pi 1.6 everywhere else; users run older releases too. This takes
 every session of `sessions-fixtures/pi/` (written by pi 1.6) and writes four copies with
@@ -17,8 +17,10 @@ use), and the model context each builds (`buildSessionContext`,
   are reported, not failed — whether each loads the file, and whether it starts from pi-shake's
   compaction summary.
 
-Prints one line per release and exits 1 if a release from 0.87 on differs from pi 1.6 or fails
-to load a file. Needs Node (>= 20; the session modules load there) and npm. `.ci/run` runs it.
+Prints one line per release (with `--json`, one document: `{"files", "releases": [{"version",
+"honoursEdits", "load", "same", "compacted", "startFromSummary", "ok"}]}`) and exits 1 if a release from 0.87 on differs from pi 1.6 or fails
+to load a file. Needs Node (>= 20; the session modules load there) and npm. `cargo test` runs it
+(`tests/e2e/releases.rs`).
 """
 import json
 import os
@@ -95,6 +97,7 @@ def main():
         print(__doc__)
         sys.exit(2)
     bin_ = str(Path(sys.argv[1]).resolve())
+    as_json = "--json" in sys.argv[2:]
     work = Path(tempfile.mkdtemp(prefix="cross-release-"))
     written = written_copies(bin_, work)
     files = [f for f, _ in written]
@@ -104,27 +107,34 @@ def main():
     if bad:
         sys.exit(f"pi 1.6 does not load {bad}")
     failed = False
+    report = []
     for version, edits in RELEASES:
         ctx = contexts(package(version), files)
         loads = sum(r["ok"] for r in ctx.values())
         same = sum(r["ok"] and r["messages"] == base[f]["messages"] for f, r in ctx.items())
+        starts = sum(
+            ctx[f]["ok"] and any(m.get("role") == "compactionSummary" and "pi-shake" in m.get("summary", "")
+                                 for m in ctx[f]["messages"][:2])
+            for f in compacted
+        )
+        ok = not edits or (loads == len(files) and same == len(files))
+        failed |= not ok
+        report.append({"version": version, "honoursEdits": edits, "load": loads, "same": same,
+                       "compacted": len(compacted), "startFromSummary": starts, "ok": ok})
+        if as_json:
+            continue
         if edits:
-            ok = loads == len(files) and same == len(files)
-            failed |= not ok
             print(f"pi {version}: {'ok  ' if ok else 'FAIL'} {same} of {len(files)} files give pi 1.6's "
                   f"context exactly ({loads} load)")
             for f, r in ctx.items():
                 if not (r["ok"] and r["messages"] == base[f]["messages"]):
                     print(f"  differs: {Path(f).name} {r.get('error', '')}")
         else:
-            starts = sum(
-                ctx[f]["ok"] and any(m.get("role") == "compactionSummary" and "pi-shake" in m.get("summary", "")
-                                     for m in ctx[f]["messages"][:2])
-                for f in compacted
-            )
             print(f"pi {version} (ignores context_edit): {loads} of {len(files)} files load, "
                   f"{same} give pi 1.6's context; {starts} of {len(compacted)} compacted files start "
                   f"from pi-shake's summary")
+    if as_json:
+        print(json.dumps({"files": len(files), "releases": report}))
     shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failed else 0)
 

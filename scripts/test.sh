@@ -8,6 +8,7 @@
 # npm, pinned by the committed package-lock.json files:
 #   tests/interop       the real pi 1.6.0 oracle (pi's own session and compaction modules)
 #   tests/interop/gen   a Node 22 binary and the real pi 1.6.0 CLI (tests/e2e/resume.rs)
+#   tests/interop/releases  six older pi releases, 0.30.2 to 1.5.2 (tests/e2e/releases.rs)
 # (each `npm ci` runs only when its package-lock.json changed since the last install), then runs
 # `cargo test --locked --all-targets` and the doc tests.
 #
@@ -78,6 +79,7 @@ if [ "$SKIP" = 0 ]; then
 	}
 	install tests/interop "the pi 1.6.0 oracle (Node >= 20)"
 	install tests/interop/gen "Node 22 + the pi 1.6.0 CLI"
+	install tests/interop/releases "older pi releases (0.30.2 to 1.5.2)"
 
 	[ -f tests/interop/node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js ] ||
 		fail "the pi oracle is missing after npm ci" "rm -rf tests/interop/node_modules and run scripts/test.sh again"
@@ -87,6 +89,8 @@ if [ "$SKIP" = 0 ]; then
 			"rm -rf tests/interop/gen/node_modules and run scripts/test.sh again; on another platform set PI_SHAKE_SKIP_INTEROP=1"
 	[ -f tests/interop/gen/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js ] ||
 		fail "the pi CLI is missing in tests/interop/gen after npm ci" "rm -rf tests/interop/gen/node_modules and run scripts/test.sh again"
+	[ -f tests/interop/releases/node_modules/pi-1.5.2/dist/bundle/cli.js ] ||
+		fail "the older pi releases are missing in tests/interop/releases after npm ci" "rm -rf tests/interop/releases/node_modules and run scripts/test.sh again"
 else
 	echo "== PI_SHAKE_SKIP_INTEROP=1: nothing installed, real-pi checks skipped"
 fi

@@ -569,6 +569,28 @@ pub fn need_pi_cli(what: &str) -> bool {
     true
 }
 
+/// `tests/interop/releases/node_modules/pi-<version>`: an older pi release, pinned by that
+/// directory's package-lock.json.
+pub fn pi_release(version: &str) -> PathBuf {
+    root()
+        .join("tests/interop/releases/node_modules")
+        .join(format!("pi-{version}"))
+}
+
+/// Whether to run a check on older pi releases: they must be installed in
+/// `tests/interop/releases` (a loud failure saying how when they are not); only
+/// `PI_SHAKE_SKIP_INTEROP=1` skips, and the skip is recorded under `what`.
+pub fn need_pi_releases(what: &str) -> bool {
+    if !need_pi_cli(what) {
+        return false;
+    }
+    assert!(
+        pi_release("1.5.2").join("package.json").exists(),
+        "the older pi releases are not installed in tests/interop/releases: run scripts/test.sh, or `(cd tests/interop/releases && npm ci)` (or set PI_SHAKE_SKIP_INTEROP=1)"
+    );
+    true
+}
+
 /// Run a Node driver that prints one JSON document; its output and that document (a panic
 /// naming `what`, with stdout and stderr, when it printed none).
 pub fn run_json(cmd: &mut Command, what: &str) -> (std::process::Output, Value) {

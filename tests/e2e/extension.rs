@@ -13,8 +13,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::common::{
-    assert_pi_loads, copy_fixture, need_oracle, need_pi_cli, node22, oracle1, pi_shake, root,
-    run_json, temp_dir,
+    assert_pi_loads, copy_fixture, need_oracle, need_pi_cli, need_pi_releases, node22, oracle1,
+    pi_release, pi_shake, root, run_json, temp_dir,
 };
 
 const COMPACTION_PREFIX: &str =
@@ -191,6 +191,11 @@ fn pi_cli() -> bool {
 
 /// One scenario of `integrations/pi/test/drive.mjs`: its report and its work dir.
 fn drive(scenario: &str) -> (Value, PathBuf) {
+    drive_with(scenario, &[])
+}
+
+/// [`drive`] with more arguments for the driver (`--cli` of another pi release).
+fn drive_with(scenario: &str, extra: &[&str]) -> (Value, PathBuf) {
     let work = temp_dir(&format!("ext-{scenario}")).join("work");
     let (out, v) = run_json(
         Command::new(node22())
@@ -202,7 +207,8 @@ fn drive(scenario: &str) -> (Value, PathBuf) {
                 env!("CARGO_BIN_EXE_pi-shake"),
             ])
             .arg("--work")
-            .arg(&work),
+            .arg(&work)
+            .args(extra),
         "drive.mjs",
     );
     assert!(
@@ -704,4 +710,64 @@ fn a_session_an_old_pi_wrote_is_resumed_migrated_and_compacted_by_pi_shake() {
         "the next turn sends pi-shake's summary"
     );
     assert_all_on_branch(&file);
+}
+
+#[test]
+fn the_extension_works_in_pi_releases_from_0_87() {
+    // The same extension in the CLIs of pi 0.87.1, 1.0.3 and 1.5.2 (the first releases that
+    // honour `context_edit`): `/shake` and its undo, and compaction through pi-shake.
+    if !need_pi_releases("the extension in older pi releases") {
+        return;
+    }
+    for version in ["0.87.1", "1.0.3", "1.5.2"] {
+        let cli = pi_release(version).join("dist/bundle/cli.js");
+        let cli = cli.to_str().unwrap();
+        let (v, _) = drive_with("shake", &["--cli", cli]);
+        let shook = notifications(&v, "shake");
+        assert!(
+            shook.iter().any(|m| m.starts_with("Shook 4 tool results")),
+            "pi {version}: {shook:?}"
+        );
+        let undone = notifications(&v, "undo");
+        assert!(
+            undone
+                .iter()
+                .any(|m| m.starts_with("Restored 4 folded entries")),
+            "pi {version}: {undone:?}"
+        );
+        // What the model got after the shake, then after the undo.
+        let after_shake = &requests(&v)[mark(&v, "prompt3")];
+        assert!(
+            carries(after_shake, "omitted (~"),
+            "pi {version}: no fold sent"
+        );
+        let after_undo = &requests(&v)[mark(&v, "prompt4")];
+        assert!(
+            !carries(after_undo, "omitted (~"),
+            "pi {version}: a fold stayed"
+        );
+        assert_all_on_branch(&session_of(&v));
+
+        let (v, _) = drive_with("compact", &["--cli", cli]);
+        let file = session_of(&v);
+        let cs = compactions(&file);
+        assert!(!cs.is_empty(), "pi {version}: no compaction");
+        for c in &cs {
+            assert_eq!(c["fromHook"], true, "pi {version}");
+            assert!(
+                c["summary"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("# Session history before this point"),
+                "pi {version}: not pi-shake's summary"
+            );
+        }
+        assert!(
+            requests(&v).iter().all(|r| r["kind"] == "turn"),
+            "pi {version} asked its own summarizer"
+        );
+        let next = request_after_compaction(&v, "threshold");
+        assert!(carries(next, cs[0]["summary"].as_str().unwrap()));
+        assert_all_on_branch(&file);
+    }
 }

@@ -23,6 +23,7 @@ mod output;
 mod props;
 mod quality;
 mod readme;
+mod releases;
 mod repo;
 mod resume;
 mod score_chat;

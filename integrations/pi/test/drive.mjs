@@ -3,7 +3,7 @@
 // loaded with `-e integrations/pi`, the scripted mock model on 127.0.0.1 (tests/interop/gen/
 // mock-server.mjs), and the pi-shake binary under test.
 //
-//   node22 integrations/pi/test/drive.mjs --scenario NAME --bin PATH --work DIR [--verbose]
+//   node22 integrations/pi/test/drive.mjs --scenario NAME --bin PATH --work DIR [--verbose] [--cli PATH]
 //
 // Scenarios:
 //   compact   a session crosses pi's compaction threshold: pi-shake's compaction (via
@@ -51,6 +51,8 @@ const SCENARIO = arg("--scenario");
 const BIN = arg("--bin") && resolve(arg("--bin"));
 const WORK = arg("--work") && resolve(arg("--work"));
 const VERBOSE = argv.includes("--verbose");
+// Another pi CLI (`cli.js` of an older release, tests/interop/releases); default: pi 1.6.0.
+const CLI = arg("--cli") ? resolve(arg("--cli")) : PI_CLI;
 const log = (...a) => VERBOSE && process.stderr.write(`[drive] ${a.join(" ")}\n`);
 
 // Reply builders.
@@ -82,7 +84,7 @@ class Pi {
 		this.notifications = [];
 		this.selects = [];
 		this.selectAnswers = [];
-		const args = [PI_CLI, "--mode", "rpc", "--provider", "mock", "--model", "mock-coder", "--thinking", "medium", "--session-dir", sessionDir, "-e", EXTENSION, ...extra.flatMap((e) => ["-e", e]), ...more];
+		const args = [CLI, "--mode", "rpc", "--provider", "mock", "--model", "mock-coder", "--thinking", "medium", "--session-dir", sessionDir, "-e", EXTENSION, ...extra.flatMap((e) => ["-e", e]), ...more];
 		this.proc = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
 		this.stderr = "";
 		this.proc.stderr.setEncoding("utf8");
@@ -210,7 +212,7 @@ function scriptReads(mock) {
 
 async function main() {
 	if (!SCENARIO || !BIN || !WORK) throw new Error("usage: drive.mjs --scenario compact|fallback|shake --bin PATH --work DIR");
-	if (!existsSync(PI_CLI)) throw new Error(`pi CLI not found at ${PI_CLI}; run npm ci in tests/interop/gen`);
+	if (!existsSync(CLI)) throw new Error(`pi CLI not found at ${CLI}; run npm ci in tests/interop/gen`);
 	const t0 = Date.now();
 	rmSync(WORK, { recursive: true, force: true });
 	const agentDir = join(WORK, "agent");
