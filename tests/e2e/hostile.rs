@@ -473,27 +473,16 @@ fn a_custom_message_without_content_is_refused_as_pis_estimator_throws_on_it() {
     }
 }
 
-/// `scripts/op_fuzz.py` on 8 sequences of 10 steps (a fixed seed): pi-shake's writing commands
-/// (shake, undo, compact, their dry runs) and real pi appending through its own `SessionManager`
-/// (turns, `/tree` jumps, retries that hide a reply, extension entries, pi's own compactions)
-/// take turns on one file; after every step real pi loads it, `status` projects exactly as pi
-/// does, an undo gives back what pi saw before any fold, and a compaction cuts where pi cuts.
-#[test]
-fn pi_and_pi_shake_taking_turns_on_one_file_stay_in_agreement() {
-    if !need_oracle() {
-        return;
-    }
+/// `scripts/op_fuzz.py` with `args` after the binary; asserts that no sequence failed and that
+/// every kind of step ran.
+fn op_fuzz(args: &[&str]) {
     let dir = temp_dir("op-fuzz");
     let script = root().join("scripts/op_fuzz.py");
-    let stdout = python_script(&[
-        script.to_str().unwrap(),
-        env!("CARGO_BIN_EXE_pi-shake"),
-        "8",
-        "11",
-        dir.to_str().unwrap(),
-        "--steps",
-        "10",
-    ]);
+    let mut all = vec![script.to_str().unwrap(), env!("CARGO_BIN_EXE_pi-shake")];
+    all.extend_from_slice(&args[..2]);
+    all.push(dir.to_str().unwrap());
+    all.extend_from_slice(&args[2..]);
+    let stdout = python_script(&all);
     // The tally line: "8 sequences × 10 steps (compact 3, compact-nothing 9, pi 30, shake 25,
     // undo 13); 0 failed".
     let tally = stdout.lines().last().unwrap_or_default();
@@ -508,4 +497,37 @@ fn pi_and_pi_shake_taking_turns_on_one_file_stay_in_agreement() {
     for kind in ["shake", "undo", "compact", "pi"] {
         assert!(count(kind) > 0, "no `{kind}` step ran: {stdout}");
     }
+}
+
+/// `scripts/op_fuzz.py` on 8 sequences of 10 steps (a fixed seed): pi-shake's writing commands
+/// (shake, undo, compact, their dry runs) and real pi appending through its own `SessionManager`
+/// (turns, `/tree` jumps, retries that hide a reply, extension entries, pi's own compactions)
+/// take turns on one file; after every step real pi loads it, `status` projects exactly as pi
+/// does, an undo gives back what pi saw before any fold, and a compaction cuts where pi cuts.
+#[test]
+fn pi_and_pi_shake_taking_turns_on_one_file_stay_in_agreement() {
+    if !need_oracle() {
+        return;
+    }
+    op_fuzz(&["8", "11", "--steps", "10"]);
+}
+
+/// The same from files older pi releases wrote (`sessions-fixtures/pi-releases/`), each opened
+/// (migrated, for 0.30.2's) by pi 1.6 first, as a user's pi does when they resume it.
+#[test]
+fn taking_turns_on_files_older_pi_releases_wrote() {
+    if !need_oracle() {
+        return;
+    }
+    let bases = [
+        "0.30.2/tools-large-output.jsonl",
+        "0.50.7/compaction-rpc.jsonl",
+        "0.70.6/long-session.jsonl",
+        "1.0.3/branches.jsonl",
+        "1.5.2/tool-error-then-success.jsonl",
+    ]
+    .map(|f| root().join("sessions-fixtures/pi-releases").join(f));
+    let mut args = vec!["5", "12", "--steps", "10", "--bases"];
+    args.extend(bases.iter().map(|b| b.to_str().unwrap()));
+    op_fuzz(&args);
 }
