@@ -11,7 +11,7 @@ pi releases (pinned in `tests/interop/releases/package-lock.json`; `npm ci` ther
 use), and the model context each builds (`buildSessionContext`,
 `scripts/release_context.mjs`) is compared with pi 1.6's:
 
-- releases from 0.87 on honour `context_edit`: their context must equal pi 1.6's, message for
+- releases from 0.87.0 on honour `context_edit`: their context must equal pi 1.6's, message for
   message (a difference is a failure);
 - older releases ignore `context_edit` (pi-shake warns about them, `src/pi_version.rs`): they
   are reported, not failed — whether each loads the file, and whether it starts from pi-shake's
@@ -36,7 +36,10 @@ CONTEXT = ROOT / "scripts/release_context.mjs"
 PI16 = ROOT / "tests/interop/node_modules/@earendil-works/pi-coding-agent"
 RELEASES_DIR = ROOT / "tests/interop/releases"
 # (release, honours context_edit)
-RELEASES = [("0.50.7", False), ("0.70.6", False), ("0.87.1", True), ("1.0.3", True), ("1.5.2", True)]
+# 0.86.1 and 0.87.0: the last release that ignores `context_edit` and the first that honours it
+# (the boundary of pi-shake's old-pi warning, `src/pi_version.rs`).
+RELEASES = [("0.50.7", False), ("0.70.6", False), ("0.86.1", False), ("0.87.0", True), ("0.87.1", True),
+            ("1.0.3", True), ("1.5.2", True)]
 
 
 def sh(cmd, **kw):

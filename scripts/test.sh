@@ -8,7 +8,7 @@
 # npm, pinned by the committed package-lock.json files:
 #   tests/interop       the real pi 1.6.0 oracle (pi's own session and compaction modules)
 #   tests/interop/gen   a Node 22 binary and the real pi 1.6.0 CLI (tests/e2e/resume.rs)
-#   tests/interop/releases  six older pi releases, 0.30.2 to 1.5.2 (tests/e2e/releases.rs)
+#   tests/interop/releases  eight older pi releases, 0.30.2 to 1.5.2 (tests/e2e/releases.rs)
 # (each `npm ci` runs only when its package-lock.json changed since the last install), then runs
 # `cargo test --locked --all-targets` and the doc tests.
 #

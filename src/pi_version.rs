@@ -4,7 +4,9 @@
 //! Found from the published packages (`npm pack` of each release, grepping `dist/` for
 //! `context_edit`): `@earendil-works/pi-coding-agent` **0.87.0** (2026-09-21, "append-only
 //! model-context edits") is the first; 0.86.1 and every `@mariozechner/pi-coding-agent`
-//! release (up to 0.73.1, the package's last) have none.
+//! release (up to 0.73.1, the package's last) have none. Measured too (`scripts/cross_release.py`,
+//! in `cargo test`): from pi-shake's shaken files 0.87.0 builds exactly pi 1.6's model context and
+//! 0.86.1 does not.
 //!
 //! Cheap by design, nothing is spawned: one `PATH` walk, one `canonicalize`, and the
 //! `package.json` of the package the resolved `pi` script belongs to (npm links `bin/pi` to the

@@ -1,5 +1,5 @@
-//! Older pi releases and what pi-shake writes: `scripts/cross_release.py` has pi 0.50.7 to
-//! 1.5.2 (pinned in `tests/interop/releases`) build the model context from shaken, undone and
+//! Older pi releases and what pi-shake writes: `scripts/cross_release.py` has seven pi releases
+//! from 0.50.7 to 1.5.2 (pinned in `tests/interop/releases`) build the model context from shaken, undone and
 //! compacted copies of every pi 1.6 fixture. (The sessions those releases wrote themselves are
 //! `sessions-fixtures/pi-releases/`, checked in `interop.rs`, `compact.rs` and `shake.rs`; the
 //! extension in their CLIs, in `extension.rs`.)
@@ -31,7 +31,12 @@ fn releases_from_0_87_build_pi_1_6s_context_from_what_pi_shake_writes() {
     let files = v["files"].as_u64().unwrap();
     assert!(files >= 20, "only {files} files written");
     let releases = v["releases"].as_array().unwrap();
-    assert_eq!(releases.len(), 5);
+    assert_eq!(releases.len(), 7);
+    // The old-pi warning's boundary (src/pi_version.rs), measured: 0.86.1 does not give pi 1.6's
+    // context for the shaken files, 0.87.0 does for every file.
+    let same = |v: &str| releases.iter().find(|r| r["version"] == v).unwrap()["same"].as_u64();
+    assert!(same("0.86.1").unwrap() < files);
+    assert_eq!(same("0.87.0"), Some(files));
     for r in releases {
         let n = |k: &str| r[k].as_u64().unwrap();
         assert_eq!(n("load"), files, "every file loads: {r}");
