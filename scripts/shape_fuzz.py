@@ -8,8 +8,8 @@ sessions from other pi versions, extensions and custom tools are valid JSON with
 *shapes*: `content` as a string or `null`, tool-call arguments that are not objects, results
 without their call, a second result for one call, numbers where text was expected, one-line
 outputs of 200,000 chars, control characters, deep nesting, compactions pointing nowhere. This
-takes real sessions (the fixtures), changes one to five entries at random in one of those ways,
-and runs `compact --dry-run --json` at five budget settings (four given, one the default),
+takes real sessions (the fixtures, some written by older pi releases), changes one to five
+entries at random in one of those ways, and runs `compact --dry-run --json` at five budget settings (four given, one the default),
 `compact --emit-json` (the pi extension's call), `status --json` and `dry-run --json`. A run
 fails when the binary panics, is killed or hangs, or exits with a code outside its documented
 set (0–6), or when a `compact` that exits 0 prints JSON that does not parse, a region that grows,
@@ -42,6 +42,10 @@ BASES = [
     ("sessions-fixtures/pi/compaction-rpc.jsonl", None),
     ("sessions-fixtures/pi/branches.jsonl", None),
     ("sessions-fixtures/pi/tool-error-then-success.jsonl", None),
+    # Older releases' shapes (version 3 already: no migration needed).
+    ("sessions-fixtures/pi-releases/0.50.7/compaction-rpc.jsonl", None),
+    ("sessions-fixtures/pi-releases/0.70.6/long-session.jsonl", None),
+    ("sessions-fixtures/pi-releases/1.5.2/tool-error-then-success.jsonl", None),
 ]
 RUNS = [
     ["--target-ratio", "0.30"],
