@@ -4,7 +4,8 @@
     scripts/op_fuzz.py PI_SHAKE_BIN [SEQUENCES] [SEED] [WORKDIR] [--steps N] [--bases FILE...]
 
 Each sequence copies a real session (the fixtures real pi wrote, and the pi-mono sessions cut
-short) and applies N random steps (default 10), each one of:
+short; with `--bases`, the given files, each opened by pi 1.6 first, which migrates an older
+release's file as a user's pi would) and applies N random steps (default 10), each one of:
 
 - `shake --scope S --profile P [--tail T]`, sometimes right after `dry-run` with the same flags,
   sometimes run twice (the second must write nothing);
