@@ -28,9 +28,9 @@
 
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { execFile } from "node:child_process";
-import { accessSync, closeSync, constants, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 
 /** The integration protocol this extension speaks (`pi-shake version --json` → `protocol`). */
 const PROTOCOL = 1;
@@ -40,6 +40,9 @@ const SCOPES = ["elide", "thinking", "images", "all"];
 const PROFILES = ["default", "conservative", "aggressive"];
 const SCOPE_POPUP = "Shake which scope?";
 const PREFIX = "pi-shake: ";
+/** The first pi that honours `context_edit` (0.87.0); an older pi ignores every fold (as the
+ * binary's old-pi warning says, and `scripts/cross_release.py` measures). */
+const FIRST_PI_WITH_EDITS = [0, 87, 0];
 
 type Level = "info" | "warning" | "error";
 
@@ -439,6 +442,11 @@ async function shakeCommand(pi: ExtensionAPI, args: string, ctx: ExtensionComman
 	const cfg = config(pi, ctx);
 	const bin = await binary(cfg, ctx.cwd);
 	if (!bin.ok) return notify(ctx, PREFIX + bin.message, "error");
+	if (p.op === "shake" || p.op === "auto") {
+		// Writing folds this pi would ignore only misleads: nothing would be reclaimed.
+		const why = foldsIgnored(piVersion());
+		if (why) return notify(ctx, PREFIX + why, p.op === "auto" ? "info" : "warning");
+	}
 	if (p.op === "auto") p.scope = cfg.auto.scope;
 	if ((p.op === "shake" || p.op === "dry-run") && !p.scope) {
 		if (p.op === "dry-run" && !ctx.hasUI) p.scope = undefined;
@@ -455,7 +463,10 @@ async function shakeCommand(pi: ExtensionAPI, args: string, ctx: ExtensionComman
 	if (p.op === "dry-run") {
 		const r = await run(bin.path, ["dry-run", ...flags, file], { cwd: ctx.cwd });
 		if (r.code !== 0) return notify(ctx, `${PREFIX}${errorText(r)}`, "error");
-		return notify(ctx, r.stdout.trimEnd());
+		notify(ctx, r.stdout.trimEnd());
+		const why = foldsIgnored(piVersion());
+		if (why) notify(ctx, PREFIX + why, "warning");
+		return;
 	}
 	if (p.op === "status") {
 		const r = await run(bin.path, ["--json", "status", file], { cwd: ctx.cwd });
@@ -526,6 +537,38 @@ function statusText(s: any): string {
 	return `${PREFIX}${parts.join(" · ")}`;
 }
 
+/** The running pi's version, from the package its CLI script (`process.argv[1]`) belongs to;
+ * undefined when that cannot be told (pi embedded through its SDK, a bundled binary). */
+function piVersion(): string | undefined {
+	try {
+		let dir = dirname(realpathSync(process.argv[1] ?? ""));
+		for (let i = 0; i < 8; i++) {
+			const p = join(dir, "package.json");
+			if (existsSync(p)) {
+				const j = JSON.parse(readFileSync(p, "utf8"));
+				if (typeof j.name === "string" && j.name.endsWith("/pi-coding-agent") && typeof j.version === "string") return j.version;
+			}
+			const up = dirname(dir);
+			if (up === dir) break;
+			dir = up;
+		}
+	} catch {
+		// Unknown: no check.
+	}
+	return undefined;
+}
+
+/** Why a fold would not reach the model in this pi (an older pi ignores `context_edit`), or
+ * undefined. */
+export function foldsIgnored(version: string | undefined): string | undefined {
+	const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version ?? "");
+	if (!m) return undefined;
+	const v = m.slice(1).map(Number);
+	const i = v.findIndex((x, k) => x !== FIRST_PI_WITH_EDITS[k]);
+	if (i < 0 || v[i] > FIRST_PI_WITH_EDITS[i]) return undefined;
+	return `this pi (${version}) ignores context_edit, so a fold would not reach the model; update pi to ${FIRST_PI_WITH_EDITS.join(".")} or newer (npm install -g @earendil-works/pi-coding-agent). Compaction through pi-shake works here.`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Extension entry point
 // ---------------------------------------------------------------------------------------------
@@ -569,7 +612,7 @@ export default function (pi: ExtensionAPI) {
 		} catch {
 			return;
 		}
-		if (!cfg.auto.enabled) return;
+		if (!cfg.auto.enabled || foldsIgnored(piVersion())) return;
 		const usage = ctx.getContextUsage();
 		if (!usage || usage.tokens == null || !usage.contextWindow) return;
 		if (usage.tokens / usage.contextWindow < cfg.auto.threshold) return;
