@@ -337,26 +337,43 @@ fn request_after_compaction<'a>(v: &'a Value, reason: &str) -> &'a Value {
         .expect("a turn after the compaction")
 }
 
+/// The session file of a driven scenario and its compactions, each one pi-shake's: pi never
+/// asked its own summarizer, and pi wrote every entry from the extension's answer (`fromHook`)
+/// with pi-shake's summary.
+fn pi_shakes_compactions(v: &Value, who: &str) -> (PathBuf, Vec<Value>) {
+    assert!(
+        requests(v).iter().all(|r| r["kind"] == "turn"),
+        "{who}: pi fell back to its own summarizer"
+    );
+    let file = session_of(v);
+    let cs = compactions(&file);
+    for c in &cs {
+        assert_eq!(c["fromHook"], true, "{who}: pi marks extension compactions");
+        assert!(
+            c["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("# Session history before this point (pruned by pi-shake"),
+            "{who}: not pi-shake's summary"
+        );
+    }
+    (file, cs)
+}
+
 #[test]
 fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
     if !pi_cli() {
         return;
     }
     let (v, _work) = drive("compact");
-    let file = session_of(&v);
     // pi never asked the model for a summary: the hook answered every time.
-    assert!(
-        requests(&v).iter().all(|r| r["kind"] == "turn"),
-        "pi fell back to its own summarizer"
-    );
-    let cs = compactions(&file);
+    let (file, cs) = pi_shakes_compactions(&v, "pi 1.6");
     assert_eq!(cs.len(), 2, "threshold + manual");
     let ids: HashSet<String> = lines(&file)
         .iter()
         .filter_map(|e| e["id"].as_str().map(str::to_string))
         .collect();
     for c in &cs {
-        assert_eq!(c["fromHook"], true, "pi marks extension compactions");
         assert!(
             c["details"]["pruner"]
                 .as_str()
@@ -367,12 +384,6 @@ fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
         assert_eq!(c["details"]["cut"]["source"], "pi");
         assert_eq!(c["details"]["cut"]["agrees"], true);
         assert!(ids.contains(c["firstKeptEntryId"].as_str().unwrap()));
-        assert!(
-            c["summary"]
-                .as_str()
-                .unwrap()
-                .starts_with("# Session history before this point (pruned by pi-shake")
-        );
         assert!(
             c["systemMessage"].is_object(),
             "pi adds its own system message"
@@ -677,7 +688,7 @@ fn a_session_an_old_pi_wrote_is_resumed_migrated_and_compacted_by_pi_shake() {
         return;
     }
     let (v, _work) = drive("resume");
-    let file = session_of(&v);
+    let (file, cs) = pi_shakes_compactions(&v, "resumed");
     let all = lines(&file);
     assert_eq!(all[0]["version"], 3, "pi migrated the header");
     let said = notifications(&v, "manual");
@@ -685,24 +696,17 @@ fn a_session_an_old_pi_wrote_is_resumed_migrated_and_compacted_by_pi_shake() {
         said.iter().any(|m| m.starts_with("pi-shake: compacted")),
         "{said:?}"
     );
-    let cs = compactions(&file);
     assert_eq!(cs.len(), 1, "one compaction: pi-shake's, none of pi's own");
     let c = &cs[0];
-    assert_eq!(c["fromHook"], true);
     assert_eq!(
         c["details"]["cut"]["agrees"], true,
         "{:#}",
         c["details"]["cut"]
     );
     let summary = c["summary"].as_str().unwrap();
-    assert!(summary.starts_with("# Session history before this point"));
     assert!(
         summary.contains("seq 1 20000"),
         "the region's calls are in it"
-    );
-    assert!(
-        requests(&v).iter().all(|r| r["kind"] == "turn"),
-        "pi never asked its own summarizer"
     );
     let next = request_after_compaction(&v, "manual");
     assert!(
@@ -771,23 +775,8 @@ fn the_extension_works_in_pi_releases_from_0_87() {
         assert_all_on_branch(&session_of(&v));
 
         let (v, _) = drive_with("compact", &["--cli", cli]);
-        let file = session_of(&v);
-        let cs = compactions(&file);
+        let (file, cs) = pi_shakes_compactions(&v, &format!("pi {version}"));
         assert!(!cs.is_empty(), "pi {version}: no compaction");
-        for c in &cs {
-            assert_eq!(c["fromHook"], true, "pi {version}");
-            assert!(
-                c["summary"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("# Session history before this point"),
-                "pi {version}: not pi-shake's summary"
-            );
-        }
-        assert!(
-            requests(&v).iter().all(|r| r["kind"] == "turn"),
-            "pi {version} asked its own summarizer"
-        );
         let next = request_after_compaction(&v, "threshold");
         assert!(carries(next, cs[0]["summary"].as_str().unwrap()));
         assert_all_on_branch(&file);
