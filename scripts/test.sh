@@ -12,8 +12,8 @@
 # (each `npm ci` runs only when its package-lock.json changed since the last install), then runs
 # `cargo test --locked --all-targets` and the doc tests.
 #
-# A missing prerequisite (cargo, node, npm, Node 22, the oracle) is a failure that says how to fix
-# it, never a pass. The only opt-out is PI_SHAKE_SKIP_INTEROP=1: nothing is installed, the
+# A missing prerequisite (cargo, node, npm, tmux, Node 22, the oracle) is a failure that says how
+# to fix it, never a pass. The only opt-out is PI_SHAKE_SKIP_INTEROP=1: nothing is installed, the
 # real-pi checks are skipped, and the run ends by saying how many checks it skipped.
 set -euo pipefail
 
@@ -62,6 +62,10 @@ if [ "$SKIP" = 0 ]; then
 	[ "$NODE_MAJOR" -ge 20 ] 2>/dev/null ||
 		fail "node $NODE_VERSION is too old; the pi oracle needs Node >= 20" "install Node >= 20"
 	echo "== node $NODE_VERSION, npm $(npm --version)"
+	command -v tmux >/dev/null 2>&1 ||
+		fail "tmux not found on PATH; the extension's TUI test runs pi in a tmux pane (a real terminal)" \
+			"install tmux (e.g. apt-get install tmux), or set PI_SHAKE_SKIP_INTEROP=1"
+	echo "== $(tmux -V)"
 
 	# npm ci when node_modules is missing or older than the lock file's current contents.
 	install() {

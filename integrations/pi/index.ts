@@ -501,16 +501,22 @@ async function shakeCommand(pi: ExtensionAPI, args: string, ctx: ExtensionComman
 		return;
 	}
 	const expected = lastEntryId(file);
+	// Said once pi has finished reopening, through the replacement session's UI (the old `ctx` is
+	// stale by then): pi's TUI shows "Resumed session" as a status line after `withSession` runs,
+	// and a status line replaces the status line just before it, so an info notified inside
+	// `withSession` was never seen there.
+	let report: (() => void) | undefined;
 	const result = await ctx.switchSession(file, {
 		withSession: async (next) => {
 			const now = next.sessionManager.getLeafId();
-			if (now !== expected) {
-				next.ui.notify(`${PREFIX}${summary}\nbut pi reopened the session at ${now}, not at pi-shake's last entry ${expected}: run /shake status.`, "warning");
-			} else {
-				next.ui.notify(p.op === "auto" ? `${PREFIX}auto-shake: ${summary}` : summary, "info");
-			}
+			const ui = next.ui;
+			report =
+				now !== expected
+					? () => ui.notify(`${PREFIX}${summary}\nbut pi reopened the session at ${now}, not at pi-shake's last entry ${expected}: run /shake status.`, "warning")
+					: () => ui.notify(p.op === "auto" ? `${PREFIX}auto-shake: ${summary}` : summary, "info");
 		},
 	});
+	report?.();
 	if (result.cancelled) {
 		notify(
 			ctx,

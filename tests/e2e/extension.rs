@@ -594,6 +594,102 @@ fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
     assert_all_on_branch(&session_of(&v));
 }
 
+/// The TUI as a user sees it (`integrations/pi/test/tui.mjs`: pi in a tmux pane): every
+/// notice of the extension is on the screen after the command that printed it. pi shows
+/// "Resumed session" after reopening the file, as a status line that replaces the status line
+/// before it; an info notified inside `switchSession`'s `withSession` was never seen there. In
+/// pi 1.6 and, when installed, the releases from 0.87.0 (the first that honours folds).
+#[test]
+fn the_tui_shows_every_notice_after_pi_reopens_the_session() {
+    if !pi_cli() {
+        return;
+    }
+    let mut clis = vec![("1.6.0".to_string(), None)];
+    if need_pi_releases("the extension's TUI in older pi releases") {
+        for version in ["0.87.0", "1.0.3", "1.5.2"] {
+            let cli = pi_release(version).join("dist/bundle/cli.js");
+            clis.push((version.to_string(), Some(cli)));
+        }
+    }
+    for (version, cli) in clis {
+        let work = temp_dir(&format!("ext-tui-{version}")).join("work");
+        let mut cmd = Command::new(node22());
+        cmd.arg(root().join("integrations/pi/test/tui.mjs"))
+            .args(["--bin", env!("CARGO_BIN_EXE_pi-shake")])
+            .arg("--work")
+            .arg(&work);
+        if let Some(cli) = &cli {
+            cmd.arg("--cli").arg(cli);
+        }
+        let (out, v) = run_json(&mut cmd, "tui.mjs");
+        assert!(
+            out.status.success() && v["ok"] == true,
+            "pi {version}: the TUI run failed: {}\nstderr: {}",
+            v["error"].as_str().unwrap_or(""),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(v["unexpectedRequests"], 0, "the mock ran out of replies");
+        assert_tui_notices(&version, &v);
+    }
+}
+
+fn assert_tui_notices(version: &str, v: &Value) {
+    let screen = |step: &str| -> Vec<String> {
+        v["screens"][step]
+            .as_str()
+            .unwrap_or_else(|| panic!("pi {version}: no screen for {step}"))
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let line_starting = |step: &str, prefix: &str| -> String {
+        let lines = screen(step);
+        lines
+            .iter()
+            .find(|l| l.starts_with(prefix))
+            .cloned()
+            .unwrap_or_else(|| {
+                panic!(
+                    "pi {version}, {step}: no line starts with {prefix:?}:\n{}",
+                    lines.join("\n")
+                )
+            })
+    };
+    let auto = line_starting("auto", "pi-shake: auto-shake: Shook ");
+    assert!(auto.contains(" tokens)"), "pi {version}: {auto}");
+    let undo = line_starting("undo", "Restored ");
+    assert!(
+        undo.contains("tokens back in context"),
+        "pi {version}: {undo}"
+    );
+    let shake = line_starting("shake", "Shook ");
+    assert!(
+        shake.contains("Protects the last 4,000 tokens"),
+        "pi {version}: {shake}"
+    );
+    // pi's own status line gave way to the notice, and each notice replaced the one before.
+    for step in ["auto", "undo", "shake"] {
+        assert!(
+            !screen(step).iter().any(|l| l == "Resumed session"),
+            "pi {version}, {step}: pi's status line is still the last word"
+        );
+    }
+    assert!(
+        !screen("shake").contains(&undo),
+        "pi {version}: the undo notice is still shown"
+    );
+    line_starting("status", "pi-shake: ");
+    // What the screen said is what the file holds: three writing runs, pi can read it.
+    let file = PathBuf::from(v["sessionFile"].as_str().unwrap());
+    let logs = lines(&file)
+        .into_iter()
+        .filter(|e| e["type"] == "custom" && e["customType"] == "shake")
+        .map(|e| e["data"]["op"].as_str().unwrap_or("").to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(logs, ["shake", "undo", "shake"], "pi {version}");
+    assert_all_on_branch(&file);
+}
+
 #[test]
 fn an_old_binary_is_a_clear_message_never_a_crash() {
     if !pi_cli() {
