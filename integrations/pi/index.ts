@@ -314,6 +314,29 @@ function notify(ctx: ExtensionContext, message: string, level: Level = "info") {
 	else process.stderr.write(`${message}\n`);
 }
 
+/** What a compaction has to say, held until pi has finished it (TUI only, see `sayAfterCompaction`). */
+let afterCompaction: Array<[string, Level]> = [];
+
+/** Notify about a compaction. pi's TUI clears its chat and redraws it from the session when a
+ *  compaction ends, so a notice given while pi compacts is wiped before anyone sees it: there it
+ *  waits for `session_compact` / `session_compact_failed` (`flushAfterCompaction`). Other modes
+ *  (RPC, where notices are events) get it at once. */
+function sayAfterCompaction(ctx: ExtensionContext, message: string, level: Level = "info") {
+	if ((ctx as any).mode === "tui") afterCompaction.push([message, level]);
+	else notify(ctx, message, level);
+}
+
+/** Give the held notices once pi's TUI has redrawn the chat after the compaction: pi redraws it
+ *  synchronously right after the compaction's event handlers return, so the next task is after. */
+function flushAfterCompaction(ctx: ExtensionContext) {
+	const held = afterCompaction;
+	afterCompaction = [];
+	if (held.length === 0) return;
+	setTimeout(() => {
+		for (const [message, level] of held) notify(ctx, message, level);
+	}, 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Compaction engine
 // ---------------------------------------------------------------------------------------------
@@ -352,8 +375,9 @@ function snapshot(ctx: ExtensionContext, branch: any[]): { file: string; dir: st
 async function onBeforeCompact(pi: ExtensionAPI, event: any, ctx: ExtensionContext) {
 	const cfg = config(pi, ctx);
 	if (!cfg.compaction) return undefined;
+	afterCompaction = [];
 	const fallback = (why: string) => {
-		notify(ctx, `${PREFIX}compaction not available: ${why} pi writes its own summary.`, "warning");
+		sayAfterCompaction(ctx, `${PREFIX}compaction not available: ${why} pi writes its own summary.`, "warning");
 		return undefined;
 	};
 	const bin = await binary(cfg, ctx.cwd);
@@ -390,11 +414,11 @@ async function onBeforeCompact(pi: ExtensionAPI, event: any, ctx: ExtensionConte
 		const d = doc.details ?? {};
 		const c = d.counts ?? {};
 		const t = d.tokens ?? {};
-		notify(
+		sayAfterCompaction(
 			ctx,
 			`${PREFIX}compacted ${c.pairs ?? 0} tool calls (${c.kept ?? 0} kept, ${c.stubbed ?? 0} stubbed, ${c.dropped ?? 0} dropped, ${c.pinned ?? 0} pinned): region ~${fmt(t.regionBefore)} → ~${fmt(t.regionAfter)} tokens. Scorer: ${d.scorer ?? "?"}.`,
 		);
-		for (const w of Array.isArray(d.warnings) ? d.warnings : []) notify(ctx, `${PREFIX}warning: ${w}`, "warning");
+		for (const w of Array.isArray(d.warnings) ? d.warnings : []) sayAfterCompaction(ctx, `${PREFIX}warning: ${w}`, "warning");
 		return { compaction: { summary: doc.summary, firstKeptEntryId: doc.firstKeptEntryId, tokensBefore, details: d } };
 	} finally {
 		if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -601,10 +625,12 @@ export default function (pi: ExtensionAPI) {
 		try {
 			return await onBeforeCompact(pi, event, ctx);
 		} catch (e: any) {
-			notify(ctx, `${PREFIX}compaction not available: ${e?.message ?? String(e)}; pi writes its own summary.`, "warning");
+			sayAfterCompaction(ctx, `${PREFIX}compaction not available: ${e?.message ?? String(e)}; pi writes its own summary.`, "warning");
 			return undefined;
 		}
 	});
+	pi.on("session_compact", async (_event, ctx) => flushAfterCompaction(ctx));
+	pi.on("session_compact_failed", async (_event, ctx) => flushAfterCompaction(ctx));
 
 	pi.on("agent_start", async () => {
 		autoRequested = false;

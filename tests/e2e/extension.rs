@@ -597,8 +597,10 @@ fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
 /// The TUI as a user sees it (`integrations/pi/test/tui.mjs`: pi in a tmux pane): every
 /// notice of the extension is on the screen after the command that printed it. pi shows
 /// "Resumed session" after reopening the file, as a status line that replaces the status line
-/// before it; an info notified inside `switchSession`'s `withSession` was never seen there. In
-/// pi 1.6 and, when installed, the releases from 0.87.0 (the first that honours folds).
+/// before it, and redraws its chat when a compaction ends: a notice given inside
+/// `switchSession`'s `withSession` or during the compaction was never seen there. In pi 1.6
+/// and, when installed, the releases from 0.87.0 (the first that honours folds); with the
+/// binary and, for the compaction's fallback warning, without it.
 #[test]
 fn the_tui_shows_every_notice_after_pi_reopens_the_session() {
     if !pi_cli() {
@@ -612,49 +614,85 @@ fn the_tui_shows_every_notice_after_pi_reopens_the_session() {
         }
     }
     for (version, cli) in clis {
-        let work = temp_dir(&format!("ext-tui-{version}")).join("work");
-        let mut cmd = Command::new(node22());
-        cmd.arg(root().join("integrations/pi/test/tui.mjs"))
-            .args(["--bin", env!("CARGO_BIN_EXE_pi-shake")])
-            .arg("--work")
-            .arg(&work);
-        if let Some(cli) = &cli {
-            cmd.arg("--cli").arg(cli);
+        for missing in [false, true] {
+            let name = format!("ext-tui-{version}{}", if missing { "-missing" } else { "" });
+            let work = temp_dir(&name).join("work");
+            let mut cmd = Command::new(node22());
+            cmd.arg(root().join("integrations/pi/test/tui.mjs"))
+                .args(["--bin", env!("CARGO_BIN_EXE_pi-shake")])
+                .arg("--work")
+                .arg(&work);
+            if let Some(cli) = &cli {
+                cmd.arg("--cli").arg(cli);
+            }
+            if missing {
+                cmd.arg("--missing-bin");
+            }
+            let (out, v) = run_json(&mut cmd, "tui.mjs");
+            assert!(
+                out.status.success() && v["ok"] == true,
+                "pi {version} (missing binary: {missing}): the TUI run failed: {}\nstderr: {}",
+                v["error"].as_str().unwrap_or(""),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(v["unexpectedRequests"], 0, "the mock ran out of replies");
+            if missing {
+                assert_tui_fallback(&version, &v);
+            } else {
+                assert_tui_notices(&version, &v);
+            }
         }
-        let (out, v) = run_json(&mut cmd, "tui.mjs");
-        assert!(
-            out.status.success() && v["ok"] == true,
-            "pi {version}: the TUI run failed: {}\nstderr: {}",
-            v["error"].as_str().unwrap_or(""),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(v["unexpectedRequests"], 0, "the mock ran out of replies");
-        assert_tui_notices(&version, &v);
     }
 }
 
+/// The screen's trimmed lines at `step` of a `tui.mjs` report.
+fn tui_screen(version: &str, v: &Value, step: &str) -> Vec<String> {
+    v["screens"][step]
+        .as_str()
+        .unwrap_or_else(|| panic!("pi {version}: no screen for {step}"))
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// The first line of the screen at `step` that starts with `prefix` (a failure shows the screen).
+fn tui_line(version: &str, v: &Value, step: &str, prefix: &str) -> String {
+    let lines = tui_screen(version, v, step);
+    lines
+        .iter()
+        .find(|l| l.starts_with(prefix))
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "pi {version}, {step}: no line starts with {prefix:?}:\n{}",
+                lines.join("\n")
+            )
+        })
+}
+
+/// Without the binary, `/compact` is pi's own, and the warning saying why is on the screen.
+fn assert_tui_fallback(version: &str, v: &Value) {
+    let prefix = "Warning: pi-shake: compaction not available: the pi-shake binary was not found";
+    tui_line(version, v, "compact", prefix);
+    // The warning wraps at the pane's width: read it as one text.
+    let text = tui_screen(version, v, "compact").join(" ");
+    let why = &text[text.find(prefix).unwrap()..];
+    assert!(
+        why.contains("(PI_SHAKE_BIN)") && why.contains("pi writes its own summary."),
+        "pi {version}: {why}"
+    );
+    let file = PathBuf::from(v["sessionFile"].as_str().unwrap());
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 1, "pi {version}");
+    assert!(
+        !cs[0]["summary"].as_str().unwrap().contains("pi-shake"),
+        "pi {version}: pi's own summary expected"
+    );
+}
+
 fn assert_tui_notices(version: &str, v: &Value) {
-    let screen = |step: &str| -> Vec<String> {
-        v["screens"][step]
-            .as_str()
-            .unwrap_or_else(|| panic!("pi {version}: no screen for {step}"))
-            .lines()
-            .map(|l| l.trim().to_string())
-            .collect()
-    };
-    let line_starting = |step: &str, prefix: &str| -> String {
-        let lines = screen(step);
-        lines
-            .iter()
-            .find(|l| l.starts_with(prefix))
-            .cloned()
-            .unwrap_or_else(|| {
-                panic!(
-                    "pi {version}, {step}: no line starts with {prefix:?}:\n{}",
-                    lines.join("\n")
-                )
-            })
-    };
+    let screen = |step: &str| tui_screen(version, v, step);
+    let line_starting = |step: &str, prefix: &str| tui_line(version, v, step, prefix);
     let auto = line_starting("auto", "pi-shake: auto-shake: Shook ");
     assert!(auto.contains(" tokens)"), "pi {version}: {auto}");
     let undo = line_starting("undo", "Restored ");
@@ -679,7 +717,14 @@ fn assert_tui_notices(version: &str, v: &Value) {
         "pi {version}: the undo notice is still shown"
     );
     line_starting("status", "pi-shake: ");
-    // What the screen said is what the file holds: three writing runs, pi can read it.
+    // After pi redrew the chat for the compaction, below pi's own "Compacted from" line.
+    let compacted = line_starting("compact", "pi-shake: compacted ");
+    assert!(
+        compacted.contains("Scorer: heuristic"),
+        "pi {version}: {compacted}"
+    );
+    // What the screen said is what the file holds: three writing runs and pi-shake's
+    // compaction, written by pi; pi can read it.
     let file = PathBuf::from(v["sessionFile"].as_str().unwrap());
     let logs = lines(&file)
         .into_iter()
@@ -687,6 +732,16 @@ fn assert_tui_notices(version: &str, v: &Value) {
         .map(|e| e["data"]["op"].as_str().unwrap_or("").to_string())
         .collect::<Vec<_>>();
     assert_eq!(logs, ["shake", "undo", "shake"], "pi {version}");
+    let cs = compactions(&file);
+    assert_eq!(cs.len(), 1, "pi {version}");
+    assert_eq!(cs[0]["fromHook"], true, "pi {version}");
+    assert!(
+        cs[0]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Session history before this point (pruned by pi-shake"),
+        "pi {version}: not pi-shake's summary"
+    );
     assert_all_on_branch(&file);
 }
 

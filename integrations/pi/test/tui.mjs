@@ -5,10 +5,13 @@
 // PATH. The RPC driver (drive.mjs) sees notifications as events; only a screen shows whether pi's
 // own status lines (pi collapses consecutive ones) leave them visible.
 //
-//   node22 integrations/pi/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH]
+//   node22 integrations/pi/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH] [--missing-bin]
 //
 // Steps: three prompts that each run a large `bash` output (auto-shake on at 25% of the window:
-// after the third, the extension folds by itself), `/shake elide`, `/shake status`, `/shake undo`.
+// after the third, the extension folds by itself), `/shake undo`, `/shake elide`, `/shake status`,
+// `/compact` (pi-shake's compaction, which pi writes). With `--missing-bin` (PI_SHAKE_BIN names a
+// file that is not there, no auto-shake): three prompts, then `/compact`, which pi summarizes
+// itself (the mock's summarizer) while the extension's warning says why.
 // After each step the visible screen is captured (`tmux capture-pane`).
 //
 // stdout: one JSON document: {ok, error?, sessionFile, screens: {step: text}, ms}.
@@ -29,6 +32,7 @@ const arg = (name) => {
 const BIN = arg("--bin") && resolve(arg("--bin"));
 const WORK = arg("--work") && resolve(arg("--work"));
 const VERBOSE = argv.includes("--verbose");
+const MISSING = argv.includes("--missing-bin");
 // Another pi CLI (`cli.js` of an older release, tests/interop/releases); default: pi 1.6.0.
 const CLI = arg("--cli") ? resolve(arg("--cli")) : PI_CLI;
 const log = (...a) => VERBOSE && process.stderr.write(`[tui] ${a.join(" ")}\n`);
@@ -81,6 +85,14 @@ async function waitFor(re, what, typed) {
 	throw new Error(`timed out waiting for ${what}; the screen:\n${last}`);
 }
 
+/** The steps after the auto-shake (with the binary). */
+async function steps(send) {
+	await send("/shake undo", /Restored \d+ folded entr/, "undo");
+	await send("/shake elide", /^\s*Shook \d+ tool results? \(~[\d,]+ tokens\)/m, "shake");
+	await send("/shake status", /pi-shake: \d+ entr(y|ies) folded/, "status");
+	await send("/compact", /pi-shake: compacted \d+ tool calls?/, "compact");
+}
+
 const t0 = Date.now();
 const mock = new MockServer({ log: (s) => process.stderr.write(`${s}\n`), vlog: log });
 const screens = {};
@@ -96,7 +108,7 @@ try {
 	// A small recent tail, so that the first outputs are old enough to fold.
 	writeAgentDir(dirs.agentDir, mock.baseUrl, {
 		compaction: { keepRecentTokens: 4000 },
-		shake: { auto: { enabled: true, threshold: 0.25 } },
+		shake: MISSING ? {} : { auto: { enabled: true, threshold: 0.25 } },
 	});
 	let n = 0;
 	for (let i = 0; i < 3; i++) {
@@ -106,6 +118,7 @@ try {
 		);
 	}
 	const env = { ...piEnv(dirs), PATH: `${dirname(BIN)}:${process.env.PATH}`, TERM: "xterm-256color" };
+	if (MISSING) env.PI_SHAKE_BIN = join(WORK, "missing", "pi-shake");
 	const envFile = join(WORK, "env.sh");
 	writeFileSync(envFile, Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join("\n") + "\n");
 	const cmd = `. ${JSON.stringify(envFile)} && cd ${JSON.stringify(project)} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} -e ${JSON.stringify(EXTENSION)}`;
@@ -115,17 +128,19 @@ try {
 		tmux("send-keys", "-t", "pi", "-l", `run step ${i} please\r`);
 		screens[`step${i}`] = await waitFor(new RegExp(`Step ${i} done\\.`), `step ${i}'s answer`, `run step ${i} please`);
 	}
-	// The auto-shake runs after the third run settles.
-	screens.auto = await waitFor(/auto-shake: Shook \d+ tool results?/, "the auto-shake's notice");
 	const send = async (text, re, step) => {
 		// The text and its Enter in one burst: once the command's autocomplete is showing, an
 		// Enter takes the suggestion instead of sending.
 		tmux("send-keys", "-t", "pi", "-l", `${text}\r`);
 		screens[step] = await waitFor(re, `${step}'s notice`, text);
 	};
-	await send("/shake undo", /Restored \d+ folded entr/, "undo");
-	await send("/shake elide", /^\s*Shook \d+ tool results? \(~[\d,]+ tokens\)/m, "shake");
-	await send("/shake status", /pi-shake: \d+ entr(y|ies) folded/, "status");
+	if (MISSING) {
+		await send("/compact", /pi-shake: compaction not available: .* pi writes its own summary\./s, "compact");
+	} else {
+		// The auto-shake runs after the third run settles.
+		screens.auto = await waitFor(/auto-shake: Shook \d+ tool results?/, "the auto-shake's notice");
+		await steps(send);
+	}
 	const sessions = join(dirs.agentDir, "sessions");
 	for (const d of readdirSync(sessions)) {
 		for (const f of readdirSync(join(sessions, d))) if (f.endsWith(".jsonl")) sessionFile = join(sessions, d, f);
