@@ -1,7 +1,7 @@
 //! `pi-shake version`: the version, and with `--json` the handshake integrations check.
 //!
-//! The pi extension (`integrations/pi/`) runs `pi-shake version --json` before anything else and
-//! refuses a binary whose `protocol` it does not speak. `features` lists what this binary can do:
+//! The pi extension (`integrations/pi-shake/`) runs `pi-shake version --json` before anything else
+//! and refuses a binary whose `protocol` it does not speak. `features` lists what this binary can do:
 //! the modes integrations rely on (`compact-emit-json`, …) and, read from the clap definition
 //! itself so it cannot drift, every long flag of every command as `"<command> --<flag>"`
 //! (`"compact --first-kept-entry-id"`). An integration passes an optional flag only when the

@@ -1,7 +1,7 @@
 //! pi-shake inside pi (issue 15): the binary's side of the protocol (`version --json`,
-//! `compact --emit-json`), and the extension in `integrations/pi/` driven end to end with the
+//! `compact --emit-json`), and the extension in `integrations/pi-shake/` driven end to end with the
 //! REAL pi 1.6 CLI in RPC mode against the scripted mock model on 127.0.0.1
-//! (`integrations/pi/test/drive.mjs`).
+//! (`integrations/pi-shake/test/drive.mjs`).
 //!
 //! The real-pi tests need Node 22 and the pi CLI from `tests/interop/gen` (`npm ci` there); they
 //! fail when those are missing unless `PI_SHAKE_SKIP_INTEROP=1`.
@@ -189,7 +189,7 @@ fn pi_cli() -> bool {
     need_pi_cli("real pi CLI with the extension")
 }
 
-/// One scenario of `integrations/pi/test/drive.mjs`: its report and its work dir.
+/// One scenario of `integrations/pi-shake/test/drive.mjs`: its report and its work dir.
 fn drive(scenario: &str) -> (Value, PathBuf) {
     drive_with(scenario, &[])
 }
@@ -199,7 +199,7 @@ fn drive_with(scenario: &str, extra: &[&str]) -> (Value, PathBuf) {
     let work = temp_dir(&format!("ext-{scenario}")).join("work");
     let (out, v) = run_json(
         Command::new(node22())
-            .arg(root().join("integrations/pi/test/drive.mjs"))
+            .arg(root().join("integrations/pi-shake/test/drive.mjs"))
             .args([
                 "--scenario",
                 scenario,
@@ -594,7 +594,7 @@ fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
     assert_all_on_branch(&session_of(&v));
 }
 
-/// The TUI as a user sees it (`integrations/pi/test/tui.mjs`: pi in a tmux pane): every
+/// The TUI as a user sees it (`integrations/pi-shake/test/tui.mjs`: pi in a tmux pane): every
 /// notice of the extension is on the screen after the command that printed it. pi shows
 /// "Resumed session" after reopening the file, as a status line that replaces the status line
 /// before it, and redraws its chat when a compaction ends: a notice given inside
@@ -618,7 +618,7 @@ fn the_tui_shows_every_notice_after_pi_reopens_the_session() {
             let name = format!("ext-tui-{version}{}", if missing { "-missing" } else { "" });
             let work = temp_dir(&name).join("work");
             let mut cmd = Command::new(node22());
-            cmd.arg(root().join("integrations/pi/test/tui.mjs"))
+            cmd.arg(root().join("integrations/pi-shake/test/tui.mjs"))
                 .args(["--bin", env!("CARGO_BIN_EXE_pi-shake")])
                 .arg("--work")
                 .arg(&work);
@@ -693,6 +693,15 @@ fn assert_tui_fallback(version: &str, v: &Value) {
 fn assert_tui_notices(version: &str, v: &Value) {
     let screen = |step: &str| tui_screen(version, v, step);
     let line_starting = |step: &str, prefix: &str| tui_line(version, v, step, prefix);
+    // pi lists the extension by its directory's name.
+    let start = screen("start");
+    let listed = start.iter().position(|l| l == "[Extensions]");
+    assert_eq!(
+        listed.and_then(|i| start.get(i + 1)).map(String::as_str),
+        Some("pi-shake"),
+        "pi {version}:\n{}",
+        start.join("\n")
+    );
     let auto = line_starting("auto", "pi-shake: auto-shake: Shook ");
     assert!(auto.contains(" tokens)"), "pi {version}: {auto}");
     let undo = line_starting("undo", "Restored ");

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The pi-shake extension in pi's interactive TUI, as a user sees it: the REAL pi 1.6 CLI in a
-// tmux pane (a real terminal emulator), the extension loaded with `-e integrations/pi`, the
+// tmux pane (a real terminal emulator), the extension loaded with `-e integrations/pi-shake`, the
 // scripted mock model on 127.0.0.1 (tests/interop/gen/mock-server.mjs), the binary under test on
 // PATH. The RPC driver (drive.mjs) sees notifications as events; only a screen shows whether pi's
 // own status lines (pi collapses consecutive ones) leave them visible.
 //
-//   node22 integrations/pi/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH] [--missing-bin]
+//   node22 integrations/pi-shake/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH] [--missing-bin]
 //
 // Steps: three prompts that each run a large `bash` output (auto-shake on at 25% of the window:
 // after the third, the extension folds by itself), `/shake undo`, `/shake elide`, `/shake status`,
@@ -123,7 +123,7 @@ try {
 	writeFileSync(envFile, Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join("\n") + "\n");
 	const cmd = `. ${JSON.stringify(envFile)} && cd ${JSON.stringify(project)} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} -e ${JSON.stringify(EXTENSION)}`;
 	tmux("new-session", "-d", "-s", "pi", "-x", "150", "-y", "50", "sh", "-c", cmd);
-	await waitFor(/mock-coder/, "pi's footer");
+	screens.start = await waitFor(/mock-coder/, "pi's footer");
 	for (let i = 0; i < 3; i++) {
 		tmux("send-keys", "-t", "pi", "-l", `run step ${i} please\r`);
 		screens[`step${i}`] = await waitFor(new RegExp(`Step ${i} done\\.`), `step ${i}'s answer`, `run step ${i} please`);

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // End-to-end driver for the pi-shake extension: the REAL pi 1.6 CLI in RPC mode, the extension
-// loaded with `-e integrations/pi`, the scripted mock model on 127.0.0.1 (tests/interop/gen/
+// loaded with `-e integrations/pi-shake`, the scripted mock model on 127.0.0.1 (tests/interop/gen/
 // mock-server.mjs), and the pi-shake binary under test.
 //
-//   node22 integrations/pi/test/drive.mjs --scenario NAME --bin PATH --work DIR [--verbose] [--cli PATH]
+//   node22 integrations/pi-shake/test/drive.mjs --scenario NAME --bin PATH --work DIR [--verbose] [--cli PATH]
 //
 // Scenarios:
 //   compact   a session crosses pi's compaction threshold: pi-shake's compaction (via
