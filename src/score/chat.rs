@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::batch::{self, FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
-use super::http::{self, EngineConfig, RetryPolicy, Wire};
+use super::http::{self, Remote, Wire};
 use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError};
 
 /// Default endpoint.
@@ -194,33 +194,28 @@ impl Scorer for ChatScorer {
     ) -> Result<Vec<PairScore>, ScorerError> {
         *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = ScoreNotes::default();
         super::jev::check_ids(req)?;
-        let limits = &self.opts.limits;
-        let fitted = batch::fit(req, limits);
-        let batches = batch::pack(&fitted.req, limits);
-        let sending = Sending::new(&fitted.req, limits, fitted.rungs, fitted.shrunk);
-        let wire = ChatWire {
-            sending: &sending,
-            opts: &self.opts,
-        };
-        let policy = RetryPolicy {
-            max_attempts: self.opts.max_attempts,
-            run_budget: self.opts.run_budget,
-            base_delay: self.opts.backoff_base,
-            ..RetryPolicy::default()
-        };
-        let cfg = EngineConfig {
+        let o = &self.opts;
+        let remote = Remote {
             url: &self.url,
             key: self.key.as_deref(),
             extra_headers: &[],
-            concurrency: self.opts.concurrency,
-            connect_timeout: self.opts.connect_timeout,
-            request_timeout: self.opts.request_timeout,
-            policy: &policy,
+            limits: &o.limits,
+            concurrency: o.concurrency,
+            connect_timeout: o.connect_timeout,
+            request_timeout: o.request_timeout,
+            max_attempts: o.max_attempts,
+            run_budget: o.run_budget,
+            backoff_base: o.backoff_base,
         };
-        let run = http::run_batches(&cfg, &wire, &fitted.req, &batches, progress);
-        let (result, notes) = http::finish_run(req, fitted.unfit, &sending, run);
-        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = notes;
-        result
+        http::score_remote(
+            &remote,
+            req,
+            &self.notes,
+            |cfg, sending, fitted, batches| {
+                let wire = ChatWire { sending, opts: o };
+                http::run_batches(cfg, &wire, fitted, batches, progress)
+            },
+        )
     }
 }
 

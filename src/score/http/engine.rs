@@ -22,11 +22,60 @@ use super::errors::{
     Class, classify, cut, local_error, parse_error_body, request_id, scrub, status_kind,
 };
 use super::retry::{RetryPolicy, jitter_unit, server_wait};
-use crate::score::batch::Sending;
+use crate::score::batch::{self, Limits, Sending};
 use crate::score::notes::{PER_REQUEST_MAX, settle};
 use crate::score::{
     OfflinePair, PairScore, Progress, RequestUsage, ScoreNotes, ScoreRequest, ScorerError, Usage,
 };
+
+/// How a wire scorer sends: its checked endpoint and key, the request limits, and how hard to
+/// try (its options' fields, borrowed).
+pub(crate) struct Remote<'a> {
+    pub url: &'a Url,
+    pub key: Option<&'a str>,
+    pub extra_headers: &'a [(&'static str, &'static str)],
+    pub limits: &'a Limits,
+    pub concurrency: usize,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    pub max_attempts: u32,
+    pub run_budget: Duration,
+    pub backoff_base: Duration,
+}
+
+/// One scoring run of a wire scorer: fit the request to the limits (pairs too large get smaller
+/// windows or are left to the offline scorer), pack it into batches, let `send` run them
+/// through the scorer's wire over the fitted request ([`run_batches`]), and settle the scores;
+/// the run's notes replace `notes`.
+pub(crate) fn score_remote(
+    remote: &Remote<'_>,
+    req: &ScoreRequest,
+    notes: &Mutex<ScoreNotes>,
+    send: impl FnOnce(&EngineConfig<'_>, &Sending<'_>, &ScoreRequest, &[Vec<usize>]) -> Run,
+) -> Result<Vec<PairScore>, ScorerError> {
+    let fitted = batch::fit(req, remote.limits);
+    let batches = batch::pack(&fitted.req, remote.limits);
+    let sending = Sending::new(&fitted.req, remote.limits, fitted.rungs, fitted.shrunk);
+    let policy = RetryPolicy {
+        max_attempts: remote.max_attempts,
+        run_budget: remote.run_budget,
+        base_delay: remote.backoff_base,
+        ..RetryPolicy::default()
+    };
+    let cfg = EngineConfig {
+        url: remote.url,
+        key: remote.key,
+        extra_headers: remote.extra_headers,
+        concurrency: remote.concurrency,
+        connect_timeout: remote.connect_timeout,
+        request_timeout: remote.request_timeout,
+        policy: &policy,
+    };
+    let run = send(&cfg, &sending, &fitted.req, &batches);
+    let (result, run_notes) = finish_run(req, fitted.unfit, &sending, run);
+    *notes.lock().unwrap_or_else(|e| e.into_inner()) = run_notes;
+    result
+}
 
 /// `User-Agent` of every request.
 pub const USER_AGENT: &str = concat!("pi-shake/", env!("CARGO_PKG_VERSION"));

@@ -19,7 +19,7 @@ mod errors;
 mod retry;
 
 pub use endpoint::*;
-pub(crate) use engine::{EngineConfig, Wire, finish_run, run_batches};
 pub use engine::{MAX_SPLIT_DEPTH, USER_AGENT};
+pub(crate) use engine::{Remote, Wire, run_batches, score_remote};
 pub use errors::*;
 pub use retry::*;
