@@ -556,7 +556,7 @@ function statusText(s: any): string {
 		.map(([k, v]) => `${k} ${v}`)
 		.join(", ");
 	const parts = [
-		w.active ? `${w.active} entries folded (~${fmt(w.tokensReclaimed)} tokens reclaimed${scopes ? `; ${scopes}` : ""})` : "nothing folded",
+		w.active ? `${w.active} ${w.active === 1 ? "entry" : "entries"} folded (~${fmt(w.tokensReclaimed)} tokens reclaimed${scopes ? `; ${scopes}` : ""})` : "nothing folded",
 	];
 	if (w.moot) parts.push(`${w.moot} moot (behind a compaction)`);
 	if (w.superseded) parts.push(`${w.superseded} superseded`);
