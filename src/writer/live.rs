@@ -38,7 +38,9 @@ pub(super) fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> 
                         p.pid
                     ),
                 )
-                .hint("quit pi first, or pass --force if that pi is working on another session")
+                .hint(
+                    "inside that pi, run it through the pi-shake extension (/shake, /shake undo, /compact; integrations/pi-shake), which lets pi write or reopen the file; or quit pi first; or pass --force if that pi is working on another session",
+                )
                 .into());
             }
             Ok(())

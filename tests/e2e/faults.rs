@@ -284,6 +284,13 @@ fn a_running_pi_in_the_sessions_directory_is_detected() {
     let _ = pi.wait();
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(r.stderr.contains("a pi process"), "{}", r.stderr);
+    // The way that works while pi runs: the extension inside that pi.
+    assert!(
+        r.stderr
+            .contains("run it through the pi-shake extension (/shake, /shake undo, /compact"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(forced.code, 0, "--force overrides: {}", forced.stderr);
     assert!(std::fs::read(&f).unwrap().starts_with(&before));
 }
