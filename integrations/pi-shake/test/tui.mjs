@@ -123,7 +123,8 @@ try {
 	writeFileSync(envFile, Object.entries(env).map(([k, v]) => `export ${k}=${JSON.stringify(v)}`).join("\n") + "\n");
 	const cmd = `. ${JSON.stringify(envFile)} && cd ${JSON.stringify(project)} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} -e ${JSON.stringify(EXTENSION)}`;
 	tmux("new-session", "-d", "-s", "pi", "-x", "150", "-y", "50", "sh", "-c", cmd);
-	screens.start = await waitFor(/mock-coder/, "pi's footer");
+	// pi may draw its footer before the list of loaded extensions: wait for both.
+	screens.start = await waitFor(/\[Extensions\][\s\S]*mock-coder/, "pi's loaded extensions and footer");
 	for (let i = 0; i < 3; i++) {
 		tmux("send-keys", "-t", "pi", "-l", `run step ${i} please\r`);
 		screens[`step${i}`] = await waitFor(new RegExp(`Step ${i} done\\.`), `step ${i}'s answer`, `run step ${i} please`);
