@@ -327,9 +327,11 @@ function sayAfterCompaction(ctx: ExtensionContext, message: string, level: Level
 }
 
 /** Give the held notices once pi's TUI has redrawn the chat after the compaction: pi redraws it
- *  synchronously right after the compaction's event handlers return, so the next task is after. */
-function flushAfterCompaction(ctx: ExtensionContext) {
-	const held = afterCompaction;
+ *  synchronously right after the compaction's event handlers return, so the next task is after.
+ *  When pi did not write the compaction (`failed`: cancelled, or its write failed), the counts
+ *  of a summary that was not written are dropped; the warnings stay. */
+function flushAfterCompaction(ctx: ExtensionContext, failed = false) {
+	const held = failed ? afterCompaction.filter(([, level]) => level !== "info") : afterCompaction;
 	afterCompaction = [];
 	if (held.length === 0) return;
 	setTimeout(() => {
@@ -630,7 +632,7 @@ export default function (pi: ExtensionAPI) {
 		}
 	});
 	pi.on("session_compact", async (_event, ctx) => flushAfterCompaction(ctx));
-	pi.on("session_compact_failed", async (_event, ctx) => flushAfterCompaction(ctx));
+	pi.on("session_compact_failed", async (_event, ctx) => flushAfterCompaction(ctx, true));
 
 	pi.on("agent_start", async () => {
 		autoRequested = false;

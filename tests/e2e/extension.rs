@@ -613,9 +613,19 @@ fn the_tui_shows_every_notice_after_pi_reopens_the_session() {
             clis.push((version.to_string(), Some(cli)));
         }
     }
-    for (version, cli) in clis {
-        for missing in [false, true] {
-            let name = format!("ext-tui-{version}{}", if missing { "-missing" } else { "" });
+    for (i, (version, cli)) in clis.into_iter().enumerate() {
+        // With the binary; without it; and (pi 1.6) without it while pi's summarizer fails too.
+        let runs: &[&[&str]] = if i == 0 {
+            &[
+                &[],
+                &["--missing-bin"],
+                &["--missing-bin", "--summary-fails"],
+            ]
+        } else {
+            &[&[], &["--missing-bin"]]
+        };
+        for flags in runs {
+            let name = format!("ext-tui-{version}{}", flags.join(""));
             let work = temp_dir(&name).join("work");
             let mut cmd = Command::new(node22());
             cmd.arg(root().join("integrations/pi-shake/test/tui.mjs"))
@@ -625,21 +635,19 @@ fn the_tui_shows_every_notice_after_pi_reopens_the_session() {
             if let Some(cli) = &cli {
                 cmd.arg("--cli").arg(cli);
             }
-            if missing {
-                cmd.arg("--missing-bin");
-            }
+            cmd.args(*flags);
             let (out, v) = run_json(&mut cmd, "tui.mjs");
             assert!(
                 out.status.success() && v["ok"] == true,
-                "pi {version} (missing binary: {missing}): the TUI run failed: {}\nstderr: {}",
+                "pi {version} {flags:?}: the TUI run failed: {}\nstderr: {}",
                 v["error"].as_str().unwrap_or(""),
                 String::from_utf8_lossy(&out.stderr)
             );
             assert_eq!(v["unexpectedRequests"], 0, "the mock ran out of replies");
-            if missing {
-                assert_tui_fallback(&version, &v);
-            } else {
+            if flags.is_empty() {
                 assert_tui_notices(&version, &v);
+            } else {
+                assert_tui_fallback(&version, &v, flags.contains(&"--summary-fails"));
             }
         }
     }
@@ -670,8 +678,10 @@ fn tui_line(version: &str, v: &Value, step: &str, prefix: &str) -> String {
         })
 }
 
-/// Without the binary, `/compact` is pi's own, and the warning saying why is on the screen.
-fn assert_tui_fallback(version: &str, v: &Value) {
+/// Without the binary, `/compact` is pi's own, and the warning saying why is on the screen; when
+/// pi's summarizer fails too (`summary_fails`), pi writes no compaction and the warning still
+/// shows, after pi's error.
+fn assert_tui_fallback(version: &str, v: &Value, summary_fails: bool) {
     let prefix = "Warning: pi-shake: compaction not available: the pi-shake binary was not found";
     tui_line(version, v, "compact", prefix);
     // The warning wraps at the pane's width: read it as one text.
@@ -683,6 +693,11 @@ fn assert_tui_fallback(version: &str, v: &Value) {
     );
     let file = PathBuf::from(v["sessionFile"].as_str().unwrap());
     let cs = compactions(&file);
+    if summary_fails {
+        tui_line(version, v, "compact", "Error: Compaction failed: ");
+        assert!(cs.is_empty(), "pi {version}: no compaction expected");
+        return;
+    }
     assert_eq!(cs.len(), 1, "pi {version}");
     assert!(
         !cs[0]["summary"].as_str().unwrap().contains("pi-shake"),

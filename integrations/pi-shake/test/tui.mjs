@@ -5,13 +5,14 @@
 // PATH. The RPC driver (drive.mjs) sees notifications as events; only a screen shows whether pi's
 // own status lines (pi collapses consecutive ones) leave them visible.
 //
-//   node22 integrations/pi-shake/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH] [--missing-bin]
+//   node22 integrations/pi-shake/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH] [--missing-bin [--summary-fails]]
 //
 // Steps: three prompts that each run a large `bash` output (auto-shake on at 25% of the window:
 // after the third, the extension folds by itself), `/shake undo`, `/shake elide`, `/shake status`,
 // `/compact` (pi-shake's compaction, which pi writes). With `--missing-bin` (PI_SHAKE_BIN names a
 // file that is not there, no auto-shake): three prompts, then `/compact`, which pi summarizes
-// itself (the mock's summarizer) while the extension's warning says why.
+// itself (the mock's summarizer) while the extension's warning says why; with `--summary-fails`
+// too, pi's summarizer fails (no compaction) and the warning still shows.
 // After each step the visible screen is captured (`tmux capture-pane`).
 //
 // stdout: one JSON document: {ok, error?, sessionFile, screens: {step: text}, ms}.
@@ -33,6 +34,8 @@ const BIN = arg("--bin") && resolve(arg("--bin"));
 const WORK = arg("--work") && resolve(arg("--work"));
 const VERBOSE = argv.includes("--verbose");
 const MISSING = argv.includes("--missing-bin");
+// With --missing-bin: pi's own summarizer fails too (the mock answers it with HTTP 400).
+const SUMMARY_FAILS = argv.includes("--summary-fails");
 // Another pi CLI (`cli.js` of an older release, tests/interop/releases); default: pi 1.6.0.
 const CLI = arg("--cli") ? resolve(arg("--cli")) : PI_CLI;
 const log = (...a) => VERBOSE && process.stderr.write(`[tui] ${a.join(" ")}\n`);
@@ -136,6 +139,7 @@ try {
 		screens[step] = await waitFor(re, `${step}'s notice`, text);
 	};
 	if (MISSING) {
+		if (SUMMARY_FAILS) for (let i = 0; i < 8; i++) mock.scriptSummary({ error: { status: 400, message: "mock: the summarizer refuses" } });
 		await send("/compact", /pi-shake: compaction not available: .* pi writes its own summary\./s, "compact");
 	} else {
 		// The auto-shake runs after the third run settles.

@@ -82,11 +82,13 @@ export class MockServer {
 			const promptTokens = Math.ceil((JSON.stringify(msgs).length + JSON.stringify(json.tools ?? []).length) / 4);
 			let reply;
 			if (sysText.startsWith(SUMMARIZER_MARKER)) {
-				const text =
-					this.summaries.shift() ??
-					"## Goal\nContinue the task.\n\n## Progress\n- (mock summary)\n\n## Next Steps\n- Keep going.";
-				this.vlog(`summarization request -> ${text.length} chars`);
-				reply = { text };
+				// A queued summary is its text, or a reply object (e.g. `{error: {status, message}}`).
+				const queued = this.summaries.shift();
+				reply =
+					queued !== null && typeof queued === "object"
+						? queued
+						: { text: queued ?? "## Goal\nContinue the task.\n\n## Progress\n- (mock summary)\n\n## Next Steps\n- Keep going." };
+				this.vlog(`summarization request -> ${reply.error ? `HTTP ${reply.error.status}` : `${reply.text.length} chars`}`);
 			} else {
 				reply = this.queue.shift();
 				if (!reply) {
