@@ -418,13 +418,27 @@ async function onBeforeCompact(pi: ExtensionAPI, event: any, ctx: ExtensionConte
 		const t = d.tokens ?? {};
 		sayAfterCompaction(
 			ctx,
-			`${PREFIX}compacted ${c.pairs ?? 0} tool calls (${c.kept ?? 0} kept, ${c.stubbed ?? 0} stubbed, ${c.dropped ?? 0} dropped, ${c.pinned ?? 0} pinned): region ~${fmt(t.regionBefore)} → ~${fmt(t.regionAfter)} tokens. Scorer: ${d.scorer ?? "?"}.`,
+			`${PREFIX}compacted ${c.pairs ?? 0} tool calls (${c.kept ?? 0} kept, ${c.stubbed ?? 0} stubbed, ${c.dropped ?? 0} dropped, ${c.pinned ?? 0} pinned): region ~${fmt(t.regionBefore)} → ~${fmt(t.regionAfter)} tokens${budgetText(d.budget)}. Scorer: ${d.scorer ?? "?"}.`,
 		);
 		for (const w of Array.isArray(d.warnings) ? d.warnings : []) sayAfterCompaction(ctx, `${PREFIX}warning: ${w}`, "warning");
 		return { compaction: { summary: doc.summary, firstKeptEntryId: doc.firstKeptEntryId, tokensBefore, details: d } };
 	} finally {
 		if (scratch) rmSync(scratch, { recursive: true, force: true });
 	}
+}
+
+/** ` (14%; budget 15% of the region, built-in default)` from a compaction's `details.budget`
+ *  (empty without one: the threshold semantics of a remote scorer). Where the budget came from
+ *  tells the user which setting to change. */
+function budgetText(b: any): string {
+	if (!b || typeof b !== "object") return "";
+	const pct = (r: unknown) => (typeof r === "number" ? `${Math.round(r * 100)}%` : "?");
+	const limits = [
+		typeof b.targetRatio === "number" ? `${pct(b.targetRatio)} of the region` : undefined,
+		typeof b.maxSummaryTokens === "number" ? `~${fmt(b.maxSummaryTokens)} tokens` : undefined,
+	].filter(Boolean);
+	const source = typeof b.source === "string" && b.source ? `, ${b.source}` : "";
+	return ` (${pct(b.achievedRatio)}; budget ${limits.join(" or ") || `~${fmt(b.tokens)} tokens`}${source})`;
 }
 
 const fmt = (n: unknown) => (typeof n === "number" ? Math.round(n).toLocaleString("en-US") : "?");

@@ -742,9 +742,13 @@ fn assert_tui_notices(version: &str, v: &Value) {
     );
     line_starting("status", "pi-shake: ");
     // After pi redrew the chat for the compaction, below pi's own "Compacted from" line.
-    let compacted = line_starting("compact", "pi-shake: compacted ");
+    line_starting("compact", "pi-shake: compacted ");
+    // The notice wraps at the pane's width: read it as one text. It says where the budget came
+    // from (the setting to change).
+    let text = tui_screen(version, v, "compact").join(" ");
+    let compacted = &text[text.find("pi-shake: compacted ").unwrap()..];
     assert!(
-        compacted.contains("Scorer: heuristic"),
+        compacted.contains("; budget 15% of the region, built-in default). Scorer: heuristic"),
         "pi {version}: {compacted}"
     );
     // What the screen said is what the file holds: three writing runs and pi-shake's
