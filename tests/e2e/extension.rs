@@ -724,7 +724,15 @@ fn assert_tui_notices(version: &str, v: &Value) {
         undo.contains("tokens back in context"),
         "pi {version}: {undo}"
     );
+    // The scope popup, answered in the pane; the dry-run says what elide would fold.
+    line_starting("popup", "Shake which scope?");
+    let dry = line_starting("dryrun", "[dry-run] · Shook ");
     let shake = line_starting("shake", "Shook ");
+    assert_eq!(
+        dry.trim_start_matches("[dry-run] · ").split(')').next(),
+        shake.split(')').next(),
+        "pi {version}: the dry-run said what the shake then did"
+    );
     assert!(
         shake.contains("Protects the last 4,000 tokens"),
         "pi {version}: {shake}"

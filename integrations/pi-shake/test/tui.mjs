@@ -8,7 +8,8 @@
 //   node22 integrations/pi-shake/test/tui.mjs --bin PATH --work DIR [--verbose] [--cli PATH] [--missing-bin [--summary-fails]]
 //
 // Steps: three prompts that each run a large `bash` output (auto-shake on at 25% of the window:
-// after the third, the extension folds by itself), `/shake undo`, `/shake elide`, `/shake status`,
+// after the third, the extension folds by itself), `/shake undo`, `/shake dry-run` (its scope popup
+// answered with elide), `/shake elide`, `/shake status`,
 // `/compact` (pi-shake's compaction, which pi writes). With `--missing-bin` (PI_SHAKE_BIN names a
 // file that is not there, no auto-shake): three prompts, then `/compact`, which pi summarizes
 // itself (the mock's summarizer) while the extension's warning says why; with `--summary-fails`
@@ -91,6 +92,10 @@ async function waitFor(re, what, typed) {
 /** The steps after the auto-shake (with the binary). */
 async function steps(send) {
 	await send("/shake undo", /Restored \d+ folded entr/, "undo");
+	// The design's popup: `/shake dry-run` asks for a scope; Enter takes the first, elide.
+	await send("/shake dry-run", /Shake which scope\?/, "popup");
+	tmux("send-keys", "-t", "pi", "Enter");
+	screens.dryrun = await waitFor(/\[dry-run\] · Shook \d+ tool results?/, "the dry-run's notice");
 	await send("/shake elide", /^\s*Shook \d+ tool results? \(~[\d,]+ tokens\)/m, "shake");
 	await send("/shake status", /pi-shake: \d+ entr(y|ies) folded/, "status");
 	await send("/compact", /pi-shake: compacted \d+ tool calls?/, "compact");
