@@ -348,16 +348,21 @@ fn pi_shakes_compactions(v: &Value, who: &str) -> (PathBuf, Vec<Value>) {
     let file = session_of(v);
     let cs = compactions(&file);
     for c in &cs {
-        assert_eq!(c["fromHook"], true, "{who}: pi marks extension compactions");
-        assert!(
-            c["summary"]
-                .as_str()
-                .unwrap()
-                .starts_with("# Session history before this point (pruned by pi-shake"),
-            "{who}: not pi-shake's summary"
-        );
+        assert_pi_shakes(c, who);
     }
     (file, cs)
+}
+
+/// A compaction entry pi wrote from the extension's answer: `fromHook` and pi-shake's summary.
+fn assert_pi_shakes(c: &Value, who: &str) {
+    assert_eq!(c["fromHook"], true, "{who}: pi marks extension compactions");
+    assert!(
+        c["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Session history before this point (pruned by pi-shake"),
+        "{who}: not pi-shake's summary"
+    );
 }
 
 #[test]
@@ -770,14 +775,7 @@ fn assert_tui_notices(version: &str, v: &Value) {
     assert_eq!(logs, ["shake", "undo", "shake"], "pi {version}");
     let cs = compactions(&file);
     assert_eq!(cs.len(), 1, "pi {version}");
-    assert_eq!(cs[0]["fromHook"], true, "pi {version}");
-    assert!(
-        cs[0]["summary"]
-            .as_str()
-            .unwrap()
-            .starts_with("# Session history before this point (pruned by pi-shake"),
-        "pi {version}: not pi-shake's summary"
-    );
+    assert_pi_shakes(&cs[0], &format!("pi {version}"));
     assert_all_on_branch(&file);
 }
 
