@@ -13,8 +13,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::common::{
-    assert_pi_loads, copy_fixture, need_oracle, need_pi_cli, need_pi_releases, node22, oracle1,
-    pi_release, pi_shake, root, run_json, temp_dir,
+    assert_pi_loads, assert_projection_matches_pi, copy_fixture, need_oracle, need_pi_cli,
+    need_pi_releases, node22, oracle1, pi_release, pi_shake, root, run_json, temp_dir,
 };
 
 const COMPACTION_PREFIX: &str =
@@ -448,6 +448,56 @@ fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
         notifications(&v, "manual")
     );
     assert_all_on_branch(&file);
+}
+
+/// A provider's context-overflow error: pi omits the failed attempt (its own `context_edit`),
+/// compacts through pi-shake (reason "overflow") and retries the prompt on pi-shake's summary.
+#[test]
+fn an_overflow_error_compacts_through_pi_shake_and_pi_retries() {
+    if !pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("overflow");
+    let (file, cs) = pi_shakes_compactions(&v, "overflow");
+    assert_eq!(cs.len(), 1, "one compaction, for the overflow");
+    let reasons: Vec<&str> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "compaction_end")
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["overflow"]);
+    let c = &cs[0];
+    assert_eq!(c["details"]["cut"]["source"], "pi");
+    assert_eq!(c["details"]["cut"]["agrees"], true);
+    // The failed attempt: pi's error message, omitted by pi's own edit before the compaction.
+    let entries = lines(&file);
+    let failed = entries
+        .iter()
+        .find(|e| e["message"]["stopReason"] == "error")
+        .expect("pi records the failed attempt");
+    let edit = entries
+        .iter()
+        .find(|e| e["type"] == "context_edit")
+        .expect("pi omits the failed attempt");
+    assert_eq!(edit["targetId"], failed["id"]);
+    assert_eq!(edit["replacement"], Value::Null);
+    // The retry (the turn right after the compaction) carries pi-shake's summary and the prompt,
+    // and nothing of the error.
+    let retry = request_after_compaction(&v, "overflow");
+    assert!(carries(retry, c["summary"].as_str().unwrap()));
+    assert!(carries(retry, "Now read big4.txt."));
+    assert!(!carries(retry, "maximum context length"));
+    assert_eq!(
+        requests(&v).len(),
+        7,
+        "four turns, the failed one, the retry's two"
+    );
+    assert!(notifications(&v, "prompt2")[0].starts_with("pi-shake: compacted "));
+    // Real pi and pi-shake read the result alike (pi's omission included).
+    assert_all_on_branch(&file);
+    assert_projection_matches_pi(&file);
 }
 
 #[test]

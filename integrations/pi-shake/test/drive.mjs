@@ -21,6 +21,9 @@
 //             of the file.
 //   old       PI_SHAKE_BIN is a program answering an old handshake (protocol 0): `/shake status`,
 //             `/shake`, a manual compaction and a turn still work (pi's own summary).
+//   overflow  the model answers the second prompt with a context-overflow error (HTTP 400): pi
+//             omits the failed attempt, compacts (reason "overflow", through pi-shake) and retries
+//             the prompt on the compacted context.
 //   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
 //             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
@@ -250,6 +253,11 @@ async function main() {
 		} else if (SCENARIO === "auto") {
 			settings = { shake: { profile: "aggressive", auto: { enabled: true, threshold: 0.08 } } };
 			env.PI_SHAKE_BIN = BIN;
+		} else if (SCENARIO === "overflow") {
+			// No threshold compaction (pi's default reserve on a 128,000 window): only the
+			// provider's overflow error makes pi compact.
+			env.PI_SHAKE_BIN = BIN;
+			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
 		} else if (SCENARIO === "tree") {
 			env.PI_SHAKE_BIN = BIN;
 			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
@@ -310,6 +318,27 @@ async function main() {
 			await folded;
 			mark("prompt3");
 			await pi.prompt("Continue.");
+			mark("end");
+		} else if (SCENARIO === "overflow") {
+			mock.script(
+				tools([call("t1", "read", { path: "big1.txt" })], "Reading big1.txt."),
+				tools([call("t2", "read", { path: "big2.txt" })], "Now big2.txt."),
+				tools([call("t3", "read", { path: "big3.txt" })], "And big3.txt."),
+				text("I read big1.txt, big2.txt and big3.txt."),
+				// The wording of an OpenAI-compatible server (one of pi-ai's overflow patterns).
+				{ error: { status: 400, type: "invalid_request_error", message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages." } },
+				tools([call("t4", "read", { path: "big4.txt" })], "Reading big4.txt after the compaction."),
+				text("big4.txt read on the compacted context."),
+			);
+			mark("prompt1");
+			await pi.prompt("Please read big1.txt, big2.txt and big3.txt.");
+			mark("prompt2");
+			const compacted = pi.waitFor((r) => r.type === "compaction_end", "the overflow compaction", 120000);
+			// The retry is a fresh run pi starts after the compaction: wait for its last request.
+			const retried = pi.waitFor((r) => r.type === "agent_settled" && pi.requestCount() >= 7, "the retried run", 120000);
+			await pi.prompt("Now read big4.txt.");
+			await compacted;
+			await retried;
 			mark("end");
 		} else if (SCENARIO === "tree") {
 			scriptReads(mock);
