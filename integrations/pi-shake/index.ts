@@ -403,6 +403,9 @@ async function onBeforeCompact(pi: ExtensionAPI, event: any, ctx: ExtensionConte
 			timeoutMs: cfg.timeoutSeconds * 1000,
 			signal: event.signal,
 		});
+		// The user aborted the compaction (Esc, RPC `abort`): pi writes nothing and says so itself;
+		// "pi writes its own summary" would be wrong.
+		if (r.failure === "aborted" || event.signal?.aborted) return undefined;
 		if (r.code !== 0) return fallback(`pi-shake compact failed (${errorText(r)}).`);
 		let doc: any;
 		try {

@@ -500,6 +500,43 @@ fn an_overflow_error_compacts_through_pi_shake_and_pi_retries() {
     assert_projection_matches_pi(&file);
 }
 
+/// A compaction the user aborts while the binary runs: the binary is stopped at once, pi writes
+/// nothing, and the extension does not claim pi writes its own summary (pi says it was
+/// cancelled); the session goes on.
+#[test]
+fn an_aborted_compaction_stops_the_binary_and_writes_nothing() {
+    if !pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("abort");
+    let file = session_of(&v);
+    assert!(compactions(&file).is_empty(), "pi wrote a compaction");
+    assert!(
+        requests(&v).iter().all(|r| r["kind"] == "turn"),
+        "pi fell back to its own summarizer"
+    );
+    let end = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "compaction_end")
+        .expect("the compaction ended");
+    assert_eq!(end["aborted"], true, "{end}");
+    let manual = v["responses"]["manual"]["error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(manual.contains("Compaction cancelled"), "{manual}");
+    // The wrapper waits 30 s before running the binary: pi is not held up by the hook.
+    assert!(
+        v["responses"]["abortMs"].as_u64().unwrap() < 10_000,
+        "the abort waited for the binary"
+    );
+    assert_eq!(notifications(&v, "manual"), Vec::<&str>::new());
+    // The turn after the abort went out (7 before it) and the file is whole.
+    assert_eq!(requests(&v).len(), 8);
+    assert_all_on_branch(&file);
+}
+
 #[test]
 fn a_missing_binary_leaves_compaction_to_pi() {
     if !pi_cli() {

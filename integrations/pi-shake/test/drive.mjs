@@ -24,6 +24,8 @@
 //   overflow  the model answers the second prompt with a context-overflow error (HTTP 400): pi
 //             omits the failed attempt, compacts (reason "overflow", through pi-shake) and retries
 //             the prompt on the compacted context.
+//   abort     a manual compaction the user aborts while the binary runs (a wrapper that waits
+//             before running it): pi writes no compaction, and a turn follows.
 //   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
 //             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
@@ -258,6 +260,13 @@ async function main() {
 			// provider's overflow error makes pi compact.
 			env.PI_SHAKE_BIN = BIN;
 			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+		} else if (SCENARIO === "abort") {
+			// `compact` waits 30 s before the real binary runs (its handshake does not); killing the
+			// wrapper stops the sleep, whose output goes elsewhere (the wrapper's pipes close).
+			const slow = join(binDir, "pi-shake-slow");
+			writeFileSync(slow, `#!/bin/sh\nif [ "$1" = compact ]; then\n  sleep 30 >/dev/null 2>&1 &\n  p=$!\n  trap 'kill $p; exit 143' TERM\n  wait $p\nfi\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
+			env.PI_SHAKE_BIN = slow;
+			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
 		} else if (SCENARIO === "tree") {
 			env.PI_SHAKE_BIN = BIN;
 			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
@@ -339,6 +348,29 @@ async function main() {
 			await pi.prompt("Now read big4.txt.");
 			await compacted;
 			await retried;
+			mark("end");
+		} else if (SCENARIO === "abort") {
+			scriptReads(mock);
+			mock.script(text("Continuing without a compaction."));
+			mark("prompt1");
+			await pi.prompt("Please read big1.txt, big2.txt and big3.txt.");
+			mark("prompt2");
+			await pi.prompt("Now read big4.txt and big5.txt.");
+			mark("manual");
+			const started = pi.waitFor((r) => r.type === "compaction_start", "the compaction's start");
+			const manual = pi.command({ type: "compact" }, 120000).then(
+				(d) => ({ data: d }),
+				(e) => ({ error: e.message }),
+			);
+			await started;
+			// Give the hook time to start the binary, then abort as Esc does.
+			await new Promise((r) => setTimeout(r, 1500));
+			const t = Date.now();
+			responses.abort = await pi.command({ type: "abort" }, 60000).catch((e) => ({ error: e.message }));
+			responses.manual = await manual;
+			responses.abortMs = Date.now() - t;
+			mark("prompt3");
+			await pi.prompt("Continue.");
 			mark("end");
 		} else if (SCENARIO === "tree") {
 			scriptReads(mock);
