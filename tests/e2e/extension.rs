@@ -458,20 +458,8 @@ fn an_overflow_error_compacts_through_pi_shake_and_pi_retries() {
         return;
     }
     let (v, _work) = drive("overflow");
-    let (file, cs) = pi_shakes_compactions(&v, "overflow");
-    assert_eq!(cs.len(), 1, "one compaction, for the overflow");
-    let reasons: Vec<&str> = v["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "compaction_end")
-        .map(|e| e["reason"].as_str().unwrap())
-        .collect();
-    assert_eq!(reasons, ["overflow"]);
-    let c = &cs[0];
-    assert_eq!(c["details"]["cut"]["source"], "pi");
-    assert_eq!(c["details"]["cut"]["agrees"], true);
-    // The failed attempt: pi's error message, omitted by pi's own edit before the compaction.
+    let file = assert_overflow_compacted(&v, "pi 1.6");
+    // pi 1.6 hides the failed attempt with its own edit before it compacts.
     let entries = lines(&file);
     let failed = entries
         .iter()
@@ -483,21 +471,37 @@ fn an_overflow_error_compacts_through_pi_shake_and_pi_retries() {
         .expect("pi omits the failed attempt");
     assert_eq!(edit["targetId"], failed["id"]);
     assert_eq!(edit["replacement"], Value::Null);
-    // The retry (the turn right after the compaction) carries pi-shake's summary and the prompt,
-    // and nothing of the error.
-    let retry = request_after_compaction(&v, "overflow");
-    assert!(carries(retry, c["summary"].as_str().unwrap()));
-    assert!(carries(retry, "Now read big4.txt."));
-    assert!(!carries(retry, "maximum context length"));
-    assert_eq!(
-        requests(&v).len(),
-        7,
-        "four turns, the failed one, the retry's two"
-    );
     assert!(notifications(&v, "prompt2")[0].starts_with("pi-shake: compacted "));
     // Real pi and pi-shake read the result alike (pi's omission included).
-    assert_all_on_branch(&file);
     assert_projection_matches_pi(&file);
+}
+
+/// The `overflow` scenario's file: one compaction, pi-shake's, for the overflow at pi's cut; the
+/// retry (the turn right after it) carries its summary and the prompt, nothing of the error;
+/// every entry on pi's branch.
+fn assert_overflow_compacted(v: &Value, who: &str) -> PathBuf {
+    let (file, cs) = pi_shakes_compactions(v, who);
+    assert_eq!(cs.len(), 1, "{who}: one compaction, for the overflow");
+    let reasons: Vec<&str> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "compaction_end")
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["overflow"], "{who}");
+    assert_eq!(cs[0]["details"]["cut"]["agrees"], true, "{who}");
+    let retry = request_after_compaction(v, "overflow");
+    assert!(carries(retry, cs[0]["summary"].as_str().unwrap()), "{who}");
+    assert!(carries(retry, "Now read big4.txt."), "{who}");
+    assert!(!carries(retry, "maximum context length"), "{who}");
+    assert_eq!(
+        requests(v).len(),
+        7,
+        "{who}: four turns, the failed one, the retry's two"
+    );
+    assert_all_on_branch(&file);
+    file
 }
 
 /// A compaction the user aborts while the binary runs: the binary is stopped at once, pi writes
@@ -509,11 +513,24 @@ fn an_aborted_compaction_stops_the_binary_and_writes_nothing() {
         return;
     }
     let (v, _work) = drive("abort");
-    let file = session_of(&v);
-    assert!(compactions(&file).is_empty(), "pi wrote a compaction");
+    assert_aborted(&v, "pi 1.6");
+    let manual = v["responses"]["manual"]["error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(manual.contains("Compaction cancelled"), "{manual}");
+}
+
+/// The `abort` scenario: no compaction and no summarizer request, the abort not held up by the
+/// binary, no notice from the extension, and the next turn goes out on a whole file.
+fn assert_aborted(v: &Value, who: &str) {
+    let file = session_of(v);
     assert!(
-        requests(&v).iter().all(|r| r["kind"] == "turn"),
-        "pi fell back to its own summarizer"
+        compactions(&file).is_empty(),
+        "{who}: pi wrote a compaction"
+    );
+    assert!(
+        requests(v).iter().all(|r| r["kind"] == "turn"),
+        "{who}: pi fell back to its own summarizer"
     );
     let end = v["events"]
         .as_array()
@@ -521,19 +538,16 @@ fn an_aborted_compaction_stops_the_binary_and_writes_nothing() {
         .iter()
         .find(|e| e["type"] == "compaction_end")
         .expect("the compaction ended");
-    assert_eq!(end["aborted"], true, "{end}");
-    let manual = v["responses"]["manual"]["error"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(manual.contains("Compaction cancelled"), "{manual}");
+    assert_eq!(end["aborted"], true, "{who}: {end}");
+    assert!(v["responses"]["manual"]["error"].is_string(), "{who}");
     // The wrapper waits 30 s before running the binary: pi is not held up by the hook.
     assert!(
         v["responses"]["abortMs"].as_u64().unwrap() < 10_000,
-        "the abort waited for the binary"
+        "{who}: the abort waited for the binary"
     );
-    assert_eq!(notifications(&v, "manual"), Vec::<&str>::new());
+    assert_eq!(notifications(v, "manual"), Vec::<&str>::new(), "{who}");
     // The turn after the abort went out (7 before it) and the file is whole.
-    assert_eq!(requests(&v).len(), 8);
+    assert_eq!(requests(v).len(), 8, "{who}");
     assert_all_on_branch(&file);
 }
 
@@ -992,7 +1006,7 @@ fn a_session_an_old_pi_wrote_is_resumed_migrated_and_compacted_by_pi_shake() {
 fn the_extension_works_in_pi_releases_from_0_87() {
     // The same extension in the CLIs of pi 0.87.0 (the first release that honours
     // `context_edit`), 0.87.1, 1.0.3 and 1.5.2: `/shake` and its undo, and compaction through
-    // pi-shake. In 0.86.1, which ignores `context_edit`, `/shake` says so and writes nothing;
+    // pi-shake (at the threshold, in overflow recovery; an aborted one writes nothing). In 0.86.1, which ignores `context_edit`, `/shake` says so and writes nothing;
     // compaction works there too.
     if !need_pi_releases("the extension in older pi releases") {
         return;
@@ -1052,5 +1066,11 @@ fn the_extension_works_in_pi_releases_from_0_87() {
         let next = request_after_compaction(&v, "threshold");
         assert!(carries(next, cs[0]["summary"].as_str().unwrap()));
         assert_all_on_branch(&file);
+
+        // pi's overflow recovery through pi-shake, and an aborted compaction.
+        let (v, _) = drive_with("overflow", &["--cli", cli]);
+        assert_overflow_compacted(&v, &format!("pi {version}"));
+        let (v, _) = drive_with("abort", &["--cli", cli]);
+        assert_aborted(&v, &format!("pi {version}"));
     }
 }
