@@ -321,6 +321,17 @@ fn compactions(file: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The reasons of the compactions pi ended (`compaction_end` events), in order.
+fn compaction_reasons(v: &Value) -> Vec<&str> {
+    v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "compaction_end")
+        .map(|e| e["reason"].as_str().unwrap())
+        .collect()
+}
+
 /// The first turn request after the first compaction of `reason`.
 fn request_after_compaction<'a>(v: &'a Value, reason: &str) -> &'a Value {
     let end = v["events"]
@@ -395,14 +406,7 @@ fn pi_writes_pi_shakes_compaction_at_the_threshold_and_on_compact() {
         );
     }
     // The threshold one came from pi's own check between turns.
-    let reasons: Vec<&str> = v["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "compaction_end")
-        .map(|e| e["reason"].as_str().unwrap())
-        .collect();
-    assert_eq!(reasons, ["threshold", "manual"]);
+    assert_eq!(compaction_reasons(&v), ["threshold", "manual"]);
     // The next request carries our summary; none before did.
     for (c, reason) in cs.iter().zip(["threshold", "manual"]) {
         let summary = c["summary"].as_str().unwrap();
@@ -482,14 +486,7 @@ fn an_overflow_error_compacts_through_pi_shake_and_pi_retries() {
 fn assert_overflow_compacted(v: &Value, who: &str) -> PathBuf {
     let (file, cs) = pi_shakes_compactions(v, who);
     assert_eq!(cs.len(), 1, "{who}: one compaction, for the overflow");
-    let reasons: Vec<&str> = v["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "compaction_end")
-        .map(|e| e["reason"].as_str().unwrap())
-        .collect();
-    assert_eq!(reasons, ["overflow"], "{who}");
+    assert_eq!(compaction_reasons(v), ["overflow"], "{who}");
     assert_eq!(cs[0]["details"]["cut"]["agrees"], true, "{who}");
     let retry = request_after_compaction(v, "overflow");
     assert!(carries(retry, cs[0]["summary"].as_str().unwrap()), "{who}");
