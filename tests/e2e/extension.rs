@@ -862,19 +862,50 @@ fn assert_tui_notices(version: &str, v: &Value) {
         compacted.contains("; budget 15% of the region, built-in default). Scorer: heuristic"),
         "pi {version}: {compacted}"
     );
-    // What the screen said is what the file holds: three writing runs and pi-shake's
-    // compaction, written by pi; pi can read it.
+    // After `/tree` back to the second answer (pi moves its leaf without writing): `/shake`
+    // refuses, below pi's "Navigated to selected point", and `/compact` compacts pi's branch.
+    line_starting("navigated", "Navigated to selected point");
+    let text = tui_screen(version, v, "treeShake").join(" ");
+    let refused = "Warning: pi-shake: pi's position in the session tree (";
+    let why = &text[text
+        .find(refused)
+        .unwrap_or_else(|| panic!("pi {version}: no refusal: {text}"))..];
+    assert!(
+        why.contains("is not the file's last entry") && why.contains("Send a message first"),
+        "pi {version}: {why}"
+    );
+    line_starting("treeCompact", "pi-shake: compacted ");
+    // What the screen said is what the file holds: three writing runs (the refused shake wrote
+    // nothing) and pi-shake's two compactions, written by pi, the second on the branch pi
+    // navigated to; pi can read it, and its branch ends there.
     let file = PathBuf::from(v["sessionFile"].as_str().unwrap());
-    let logs = lines(&file)
-        .into_iter()
+    let entries = lines(&file);
+    let logs = entries
+        .iter()
         .filter(|e| e["type"] == "custom" && e["customType"] == "shake")
         .map(|e| e["data"]["op"].as_str().unwrap_or("").to_string())
         .collect::<Vec<_>>();
     assert_eq!(logs, ["shake", "undo", "shake"], "pi {version}");
     let cs = compactions(&file);
-    assert_eq!(cs.len(), 1, "pi {version}");
-    assert_pi_shakes(&cs[0], &format!("pi {version}"));
-    assert_all_on_branch(&file);
+    assert_eq!(cs.len(), 2, "pi {version}");
+    for c in &cs {
+        assert_pi_shakes(c, &format!("pi {version}"));
+    }
+    let parent = entries
+        .iter()
+        .find(|e| e["id"] == cs[1]["parentId"])
+        .unwrap();
+    assert!(
+        text_of(&parent["message"]["content"]).contains("Step 1 done."),
+        "pi {version}: the tree compaction is not on the navigated branch: {parent}"
+    );
+    assert_pi_loads(std::slice::from_ref(&file));
+    if need_oracle() {
+        let o = oracle1(&file, &[]);
+        let branch = o["branchIds"].as_array().unwrap();
+        assert_eq!(branch.last(), Some(&cs[1]["id"]), "pi {version}");
+        assert!(!branch.contains(&cs[0]["id"]), "pi {version}");
+    }
 }
 
 #[test]

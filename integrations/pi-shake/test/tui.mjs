@@ -10,7 +10,9 @@
 // Steps: three prompts that each run a large `bash` output (auto-shake on at 25% of the window:
 // after the third, the extension folds by itself), `/shake undo`, `/shake dry-run` (its scope popup
 // answered with elide), `/shake elide`, `/shake status`,
-// `/compact` (pi-shake's compaction, which pi writes). With `--missing-bin` (PI_SHAKE_BIN names a
+// `/compact` (pi-shake's compaction, which pi writes), `/tree` back to the second answer (no
+// branch summary), `/shake elide` (refused: pi's leaf is not the file's last entry) and `/compact`
+// (pi's branch, handed to the binary). With `--missing-bin` (PI_SHAKE_BIN names a
 // file that is not there, no auto-shake): three prompts, then `/compact`, which pi summarizes
 // itself (the mock's summarizer) while the extension's warning says why; with `--summary-fails`
 // too, pi's summarizer fails (no compaction) and the warning still shows.
@@ -99,6 +101,17 @@ async function steps(send) {
 	await send("/shake elide", /^\s*Shook \d+ tool results? \(~[\d,]+ tokens\)/m, "shake");
 	await send("/shake status", /pi-shake: \d+ entr(y|ies) folded/, "status");
 	await send("/compact", /pi-shake: compacted \d+ tool calls?/, "compact");
+	await send("/tree", /Session Tree[\s\S]*› • \[compaction/, "tree");
+	for (let i = 0; i < 5; i++) tmux("send-keys", "-t", "pi", "Up");
+	await sleep(300);
+	tmux("send-keys", "-t", "pi", "Enter");
+	await waitFor(/Summarize branch\?[\s\S]*→ No summary/, "pi's branch-summary question");
+	tmux("send-keys", "-t", "pi", "Enter");
+	screens.navigated = await waitFor(/Navigated to selected point/, "pi's navigation");
+	// pi's leaf moved without a write: /shake refuses (an append would land on the other
+	// branch) and /compact hands the binary pi's branch.
+	await send("/shake elide", /pi-shake: pi's position in the session tree \(\w+\) is not the file's last entry/, "treeShake");
+	await send("/compact", /pi-shake: compacted \d+ tool calls?/, "treeCompact");
 }
 
 const t0 = Date.now();
