@@ -222,9 +222,9 @@ function errorText(r: RunResult): string {
 	return text || `exit code ${r.code}`;
 }
 
-const handshakes = new Map<string, Binary | Missing>();
+const handshakes = new Map<string, Binary>();
 
-/** Find the binary and check its handshake (cached per path for this pi process). */
+/** Find the binary and check its handshake (a passing one cached per file for this pi process). */
 async function binary(cfg: Config, cwd: string): Promise<Binary | Missing> {
 	const { path, looked } = locate(cfg, cwd);
 	if (!path) {
@@ -233,7 +233,13 @@ async function binary(cfg: Config, cwd: string): Promise<Binary | Missing> {
 			message: `the pi-shake binary was not found (looked for ${looked}). Install it (\`cargo install --path .\` in the pi-shake repository) or set "shake": {"binary": "/path/to/pi-shake"} in settings.json.`,
 		};
 	}
-	const cached = handshakes.get(path);
+	// Keyed by the file's identity: a binary the user updates while pi runs is asked again.
+	let key = path;
+	try {
+		const st = statSync(path);
+		key = `${path}\0${st.size}\0${st.mtimeMs}`;
+	} catch {}
+	const cached = handshakes.get(key);
 	if (cached) return cached;
 	const r = await run(path, ["--json", "version"], { timeoutMs: 15_000 });
 	let result: Binary | Missing;
@@ -260,7 +266,9 @@ async function binary(cfg: Config, cwd: string): Promise<Binary | Missing> {
 			? { ok: false, message: `${path} (pi-shake ${doc.version}) lacks ${missing.join(", ")}; update pi-shake.` }
 			: { ok: true, path, version: doc.version, features };
 	}
-	handshakes.set(path, result);
+	// Only a binary that passed is remembered: after "Update pi-shake" the next command asks the
+	// updated binary (a handshake takes milliseconds).
+	if (result.ok) handshakes.set(key, result);
 	return result;
 }
 

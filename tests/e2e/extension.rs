@@ -931,11 +931,19 @@ fn an_old_binary_is_a_clear_message_never_a_crash() {
     assert_eq!(cs.len(), 1);
     assert_ne!(cs[0]["fromHook"], true, "pi's own compaction");
     // pi kept working: the last prompt was answered.
-    assert!(mark(&v, "end") > mark(&v, "prompt2"));
+    assert!(mark(&v, "updated") > mark(&v, "prompt2"));
     assert!(
         lines(&file)
             .iter()
             .all(|e| e["type"] != "context_edit" && e["customType"] != "shake")
+    );
+    // Updated while pi runs: the next command asks the new binary (a refusal is not remembered).
+    let updated = notifications(&v, "updated");
+    assert_eq!(updated.len(), 1, "{updated:?}");
+    assert!(
+        updated[0].starts_with("pi-shake: nothing folded · context ~"),
+        "{}",
+        updated[0]
     );
 }
 

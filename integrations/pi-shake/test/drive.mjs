@@ -20,7 +20,8 @@
 //             manual compaction hands the binary pi's branch (header + branchEntries) instead
 //             of the file.
 //   old       PI_SHAKE_BIN is a program answering an old handshake (protocol 0): `/shake status`,
-//             `/shake`, a manual compaction and a turn still work (pi's own summary).
+//             `/shake`, a manual compaction and a turn still work (pi's own summary); then the
+//             program is replaced by the binary (an update while pi runs) and `/shake status` works.
 //   overflow  the model answers the second prompt with a context-overflow error (HTTP 400): pi
 //             omits the failed attempt, compacts (reason "overflow", through pi-shake) and retries
 //             the prompt on the compacted context.
@@ -414,6 +415,10 @@ async function main() {
 			responses.manual = await pi.command({ type: "compact" }, 120000).catch((e) => ({ error: e.message }));
 			mark("prompt2");
 			await pi.prompt("Now read big4.txt and big5.txt.");
+			// The user updates pi-shake while pi runs: the next command asks the new binary.
+			writeFileSync(join(binDir, "pi-shake-old"), `#!/bin/sh\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
+			mark("updated");
+			responses.updated = await pi.slash("/shake status");
 			mark("end");
 		} else {
 			scriptReads(mock);
