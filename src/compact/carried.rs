@@ -148,6 +148,7 @@ impl Carried {
     /// what keeping a first line costs beyond the line.
     pub fn candidates(&self) -> impl Iterator<Item = Candidate> + '_ {
         self.blocks.iter().map(|b| Candidate {
+            positional: true,
             eligible: true,
             factor: CARRIED_FACTOR,
             header: (utf16_len(&b.header)

@@ -15,6 +15,11 @@ pub struct Candidate {
     pub header: f64,
     /// Whether it already renders (pinned): no header cost.
     pub open: bool,
+    /// Whether its head and tail lines gain [`Weights::pos_gain`]: a command's output (where it
+    /// says what it did and how it ended), not a file's text (a `read`, an edit's or write's new
+    /// text), whose first and last lines are only where the read or the change began and ended
+    /// ([`crate::compact::fit::FILE_TEXT_TOOLS`]).
+    pub positional: bool,
 }
 
 /// A pair's decay ([`Weights::pair_decay`]). Chosen on the tuning curve (README "Compaction
@@ -47,7 +52,8 @@ pub struct Weights {
     pub focus_gain: f32,
     /// Worth of a line among an output's first `head_lines` or last `tail_lines` lines, or
     /// its first and last `ht_frac` share of lines if that is more (where commands print what
-    /// they did and how it ended); the fit sets it and `ht_frac` from the budget.
+    /// they did and how it ended; only [`Candidate::positional`] pairs); the fit sets it and
+    /// `ht_frac` from the budget.
     pub pos_gain: f32,
     pub head_lines: u32,
     pub tail_lines: u32,
@@ -224,8 +230,10 @@ impl<'a> Model<'a> {
         let frac = (f.lines as f32 * w.ht_frac) as u32;
         // Head and tail as truncation would keep them: of a long line in the head only its
         // first segment, of one in the tail only its last.
-        if (u.line() < w.head_lines.max(frac) && u.flags() & F_LINE_START != 0)
-            || (u.end_line() + w.tail_lines.max(frac) >= f.lines && u.flags() & F_LINE_END != 0)
+        if self.cands[p].positional
+            && ((u.line() < w.head_lines.max(frac) && u.flags() & F_LINE_START != 0)
+                || (u.end_line() + w.tail_lines.max(frac) >= f.lines
+                    && u.flags() & F_LINE_END != 0))
         {
             v += w.pos_gain;
         }

@@ -89,6 +89,7 @@ fn long_lines_are_cut_between_tokens() {
 /// One eligible pair with a 10-char header.
 fn one_candidate() -> Vec<Candidate> {
     vec![Candidate {
+        positional: true,
         eligible: true,
         factor: 1.0,
         header: 10.0,
@@ -201,6 +202,29 @@ fn head_and_tail_lines_gain_worth_only_when_asked() {
             unit.line()
         );
     }
+}
+
+#[test]
+fn a_files_text_gains_no_head_or_tail_worth() {
+    // The same output as a command's (positional) and as a file's text (a read): only the
+    // command's first and last lines gain the position worth.
+    let text: String = (0..40).map(|i| format!("plain words line {i}\n")).collect();
+    let (e, f) = feats(text.trim_end());
+    let w = Weights {
+        pos_gain: 3.0,
+        ..Weights::default()
+    };
+    let worth = worths(&e.table, &vec![false; e.table.len()], &w);
+    let mut file = one_candidate();
+    file[0].positional = false;
+    let command = one_candidate();
+    let head = &f.units[0];
+    assert_eq!(head.line(), 0);
+    let of = |cands: &[Candidate]| {
+        Model::new(cands, &w, Marker::Bare, &e.table).value(0, head, &f, &worth)
+    };
+    assert!(of(&command) >= 3.0, "{}", of(&command));
+    assert!(of(&file) < 1.0, "{}", of(&file));
 }
 
 #[test]
@@ -430,6 +454,7 @@ fn the_two_queue_selection_is_the_greedy_that_revalues_everything() {
     let feats: Vec<Option<&OutFeat>> = fs.iter().map(Some).collect();
     let cands: Vec<Candidate> = (0..fs.len())
         .map(|i| Candidate {
+            positional: true,
             eligible: true,
             factor: 1.0 + i as f32 * 0.1,
             header: 40.0,
@@ -466,6 +491,7 @@ fn a_pair_gives_less_the_more_it_has_given() {
     let feats = [Some(&f0), Some(&f1)];
     let cands = vec![
         Candidate {
+            positional: true,
             eligible: true,
             factor: 1.0,
             header: 0.0,

@@ -103,6 +103,15 @@ pub const DEFAULT_RATIO: f64 = 0.15;
 /// / 499 prose strings: at 1 the 13 cut points fell from 0.93 to 0.89).
 pub const WRITTEN_FACTOR: f32 = 0.1;
 
+/// Tools whose output is a file's text, not what a command printed: their head and tail lines
+/// gain no position worth under generous budgets ([`Candidate::positional`]; also an edit's or
+/// write's pinned new text). Chosen on the real sessions' curve (twelfth
+/// round, `benches/quality/README.md`): at 30% the 16 points keep 806 of 817 output facts (773
+/// with position worth for every output; the naive line keeper 799) and 530 of 623 prose
+/// strings (503); `grep`, `find` and `ls` too kept no more real facts but lost fresh and blind
+/// needles.
+pub const FILE_TEXT_TOOLS: &[&str] = &["read", "edit", "write"];
+
 /// What later pairs tell about a pair (for its factor).
 #[derive(Clone, Debug, Default)]
 pub struct PairFacts {
@@ -617,6 +626,7 @@ pub fn finish(
             header,
             // A pin's call line shows anyway.
             open: written,
+            positional: !written && !FILE_TEXT_TOOLS.contains(&p.tool.as_str()),
         });
     }
     let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
@@ -643,6 +653,9 @@ pub fn finish(
     for (k, (i, _)) in prep.scripts.iter().enumerate() {
         let pair = &ctx.cands[*i];
         ctx.cands.push(Candidate {
+            // A command's rest, though mostly file changes, keeps the position worth: without it
+            // the 16 real points kept 4 fewer prose strings at 30% (526 against 530 of 623).
+            positional: true,
             eligible: true,
             // Mostly file changes (`sed -i`s, heredocs, moves): what they wrote is in the
             // files, like an edit's new text.
