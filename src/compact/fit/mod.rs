@@ -105,7 +105,7 @@ pub const WRITTEN_FACTOR: f32 = 0.1;
 
 /// Tools whose output is a file's text, not what a command printed: their head and tail lines
 /// gain no position worth under generous budgets ([`Candidate::positional`]; also an edit's or
-/// write's pinned new text). Chosen on the real sessions' curve (twelfth
+/// write's pinned new text). Chosen on the real sessions' curve (thirteenth
 /// round, `benches/quality/README.md`): at 30% the 16 points keep 806 of 817 output facts (773
 /// with position worth for every output; the naive line keeper 799) and 530 of 623 prose
 /// strings (503); `grep`, `find` and `ls` too kept no more real facts but lost fresh and blind
