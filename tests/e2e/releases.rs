@@ -2,7 +2,7 @@
 //! 0.50.7 to 1.5.2 (pinned in `tests/interop/releases`), build the model context from shaken,
 //! undone and compacted copies of every pi 1.6 fixture. (The sessions those releases wrote
 //! themselves are `sessions-fixtures/pi-releases/`, checked in `interop.rs`, `compact.rs`,
-//! `shake.rs` and `hostile.rs`; the extension in their CLIs, in `extension.rs`.)
+//! `shake.rs` and `hostile.rs`; the extension in their CLIs, in `extension/releases.rs`.)
 
 use std::process::Command;
 

@@ -30,7 +30,7 @@
 //   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
 //             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
-// stdout: one JSON document with everything the Rust test asserts on (tests/e2e/extension.rs):
+// stdout: one JSON document with everything the Rust test asserts on (tests/e2e/extension/):
 //   {ok, scenario, sessionFile, requests:[{kind, messages}], marks:{name: requestCount},
 //    hashes:{name: sha256 of the session file}, notifications:[{step, type, message}],
 //    selects:[{step, title, options}], responses:{step: data}, events:[…compaction events],
