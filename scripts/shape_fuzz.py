@@ -24,6 +24,7 @@ equal the original's, message for message. Prints the
 failures and keeps each failing session in WORKDIR (default `target/shape-fuzz`). Exit 1 if any
 run failed.
 """
+import copy
 import json
 import random
 import shutil
@@ -58,7 +59,9 @@ ODD_VALUES = [None, 0, -1, 1e308, True, "", "x", [], {}, [None], [1, 2], {"a": N
 
 
 def odd(rng):
-    return rng.choice(ODD_VALUES)
+    # A fresh copy: a shared list or dict mutated later (a block set inside it) would leak into
+    # later sessions, or end up inside itself.
+    return copy.deepcopy(rng.choice(ODD_VALUES))
 
 
 def long_text(rng):
