@@ -2,7 +2,8 @@
 //! ([`Weights::default`]: value per char, a slow per-call decay, position worth nothing); from
 //! [`GENEROUS_FULL_AT`] on the generous ones (head/tail worth and windows, a faster decay, a
 //! cost exponent under 1), where there is room to hedge on where a needed line sits; a linear
-//! blend between.
+//! blend between. The head/tail worth goes to commands' outputs only, not to a file's text
+//! ([`super::FILE_TEXT_TOOLS`]).
 
 use super::budget::Weights;
 
