@@ -321,6 +321,19 @@ pub fn encoded(cwd: &Path) -> String {
     format!("--{}--", s.replace(['/', '\\', ':'], "-"))
 }
 
+/// Text of a message's `content`: a string, or the text parts of an array joined by newlines.
+pub fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// Set a file's mtime `secs` seconds in the past.
 pub fn set_age(p: &Path, secs: u64) {
     let f = std::fs::File::options().append(true).open(p).unwrap();

@@ -173,12 +173,7 @@ fn changed_since_read_is_refused() {
 fn a_fresh_modification_is_not_refused_when_no_pi_runs() {
     // Modified just now (as by a `pi -p …` that has exited): no pi process, so no refusal.
     let f = fixture();
-    std::fs::File::options()
-        .append(true)
-        .open(&f)
-        .unwrap()
-        .set_modified(std::time::SystemTime::now())
-        .unwrap();
+    set_age(&f, 0);
     let before = std::fs::read(&f).unwrap();
     let r = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::common::{
     age, assert_projection_matches_pi, copy_fixture, gen_dir, need_pi_cli, node22, oracle1,
-    orphaned_session, pi_shake, root, run_json,
+    orphaned_session, pi_shake, root, run_json, text_of,
 };
 
 const PROMPT: &str = "Continue with the next step.";
@@ -79,19 +79,6 @@ fn original_request(name: &str) -> &'static Value {
 /// scratch cwd and date).
 fn conversation(req: &Value) -> Vec<Value> {
     req["messages"].as_array().unwrap()[1..].to_vec()
-}
-
-/// Text of a request message's `content` (string or array of text parts).
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 /// The entries of a file, skipping lines that do not parse (as pi does).

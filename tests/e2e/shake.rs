@@ -21,18 +21,6 @@ fn contents(pi: &Value) -> BTreeMap<String, Vec<Value>> {
     m
 }
 
-fn text_of(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(a) => a
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 fn bytes(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap()
 }

@@ -25,7 +25,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::common::{
-    assert_pi_loads, need_oracle, need_pi_cli, node22, oracle1, root, run_json, temp_dir,
+    assert_pi_loads, need_oracle, need_pi_cli, node22, oracle1, root, run_json, temp_dir, text_of,
 };
 
 const COMPACTION_PREFIX: &str =
@@ -79,19 +79,6 @@ fn lines(p: &Path) -> Vec<Value> {
 
 fn session_of(v: &Value) -> PathBuf {
     PathBuf::from(v["sessionFile"].as_str().unwrap())
-}
-
-/// Text of a chat-completions message's `content` (string or parts).
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 fn requests(v: &Value) -> &Vec<Value> {

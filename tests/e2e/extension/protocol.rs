@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{copy_fixture, need_oracle, oracle1, pi_shake, root};
+use crate::common::{copy_fixture, need_oracle, oracle1, pi_shake, root, set_age};
 
 #[test]
 fn version_json_is_the_handshake() {
@@ -72,12 +72,7 @@ fn entry_fields(r: &crate::common::Run) -> Value {
 fn emit_json_prints_the_entry_for_pis_cut_and_writes_nothing() {
     let f = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
     // As at hook time: pi has just written the file (the live-pi check must not fire).
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&f)
-        .unwrap()
-        .set_modified(std::time::SystemTime::now())
-        .unwrap();
+    set_age(&f, 0);
     let before = std::fs::read(&f).unwrap();
     let pi_cut = if need_oracle() {
         let o = oracle1(&f, &["--compaction=2000"]);
