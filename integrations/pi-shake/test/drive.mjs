@@ -61,6 +61,10 @@ const VERBOSE = argv.includes("--verbose");
 const CLI = arg("--cli") ? resolve(arg("--cli")) : PI_CLI;
 const log = (...a) => VERBOSE && process.stderr.write(`[drive] ${a.join(" ")}\n`);
 
+// pi's own compaction on, keeping 3,000 recent tokens (no threshold compaction in these
+// sessions: pi's default reserve on a 128,000 window).
+const PI_CUT_3000 = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+
 // Reply builders.
 const text = (t, thinking) => ({ text: t, thinking });
 const call = (id, name, args) => ({ id, name, args });
@@ -260,22 +264,22 @@ async function main() {
 			// No threshold compaction (pi's default reserve on a 128,000 window): only the
 			// provider's overflow error makes pi compact.
 			env.PI_SHAKE_BIN = BIN;
-			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+			settings = PI_CUT_3000;
 		} else if (SCENARIO === "abort") {
 			// `compact` waits 30 s before the real binary runs (its handshake does not); killing the
 			// wrapper stops the sleep, whose output goes elsewhere (the wrapper's pipes close).
 			const slow = join(binDir, "pi-shake-slow");
 			writeFileSync(slow, `#!/bin/sh\nif [ "$1" = compact ]; then\n  sleep 30 >/dev/null 2>&1 &\n  p=$!\n  trap 'kill $p; exit 143' TERM\n  wait $p\nfi\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
 			env.PI_SHAKE_BIN = slow;
-			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+			settings = PI_CUT_3000;
 		} else if (SCENARIO === "tree") {
 			env.PI_SHAKE_BIN = BIN;
-			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+			settings = PI_CUT_3000;
 		} else if (SCENARIO === "resume") {
 			// A session an old pi (0.30.2, no `version` in its header) wrote, resumed in pi 1.6 with
 			// the extension: pi migrates the file on open, then /compact goes through pi-shake.
 			env.PI_SHAKE_BIN = BIN;
-			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+			settings = PI_CUT_3000;
 			// The header names the directory the old pi ran in; a user resumes in their project,
 			// so the copy names this run's (pi 1.6 will not resume a session whose directory is gone).
 			const [header, ...rest] = readFileSync(RESUME_FIXTURE, "utf8").split("\n");
@@ -286,7 +290,7 @@ async function main() {
 			const fake = join(binDir, "pi-shake-old");
 			writeFileSync(fake, `#!/bin/sh\necho '{"schemaVersion":1,"name":"pi-shake","version":"0.0.1","protocol":0,"features":[]}'\n`, { mode: 0o755 });
 			env.PI_SHAKE_BIN = fake;
-			settings = { compaction: { enabled: true, keepRecentTokens: 3000 } };
+			settings = PI_CUT_3000;
 		} else throw new Error(`unknown scenario ${SCENARIO}`);
 		writeAgentDir(agentDir, mock.baseUrl, settings);
 		const extra = SCENARIO === "tree" ? [resolve(HERE, "../../../tests/interop/gen/navtree-extension.mjs")] : [];
