@@ -1,9 +1,9 @@
 //! The selection's weights by budget: below [`HEAD_TAIL_FROM`] of the region the defaults
-//! ([`Weights::default`]: value per char, a slow per-call decay, position worth nothing); from
-//! [`GENEROUS_FULL_AT`] on the generous ones (head/tail worth and windows, a faster decay, a
-//! cost exponent under 1), where there is room to hedge on where a needed line sits; a linear
-//! blend between. The head/tail worth goes to commands' outputs only, not to a file's text
-//! ([`super::FILE_TEXT_TOOLS`]).
+//! ([`Weights::default`]: value per char, a slow per-call decay, position worth nothing) but for
+//! the pair decay, which starts to rise at [`FAST_DECAY_FROM`]; from [`GENEROUS_FULL_AT`] on the
+//! generous ones (head/tail worth and windows, a faster decay, a cost exponent under 1), where
+//! there is room to hedge on where a needed line sits; linear blends between. The head/tail worth
+//! goes to commands' outputs only, not to a file's text ([`super::FILE_TEXT_TOOLS`]).
 
 use super::budget::Weights;
 
@@ -18,12 +18,21 @@ use super::budget::Weights;
 /// 55 / 55 blind needles.
 pub const HEAD_TAIL_FROM: f64 = 0.2;
 pub const POS_GAIN_PER_RATIO: f32 = 8.0;
-/// From the same budget on, a pair's lines decay faster with what it already gave (see
+/// At [`GENEROUS_FULL_AT`] and above, a pair's lines decay faster with what it already gave (see
 /// [`crate::compact::budget::PAIR_DECAY`]): with room for much, spreading it over the outputs keeps
 /// more of what any one of them may hold. At 30%, decays 0.15 / 0.3 / 0.5 / 0.8 / 1.2 kept 797 /
 /// 795 / 793 / 785 / 774 real facts of 817, 109 / 110 / 113 / 111 / 105 `heldout.rs` needles of
 /// 124, 106 / 107 / 108 / 105 / 104 fresh of 118, 44 / 50 / 55 / 60 / 65 blind of 127.
 pub const GENEROUS_PAIR_DECAY: f32 = 0.5;
+/// The faster decay rises from this budget on (the rest of the generous weights from
+/// [`HEAD_TAIL_FROM`]). Tuning curve, fourteenth round (`benches/quality/README.md`; 13 cut
+/// points, output facts / prose strings; needles `heldout.rs` / `fresh.rs` / `blind.rs`): from
+/// 20% (before), 10%, 5% and 0%, the default 0.15 kept 288 / 117, 288 / 118, 287 / 118 and
+/// 285 / 119 real facts and 70 / 76 / 5, 74 / 80 / 14, 79 / 79 / 16 and 79 / 78 / 21 needles; 20%
+/// 803 / 474, 802 / 478, 801 / 479 (16 points) and needles 79 / 77 / 13, 88 / 87 / 25, 89 / 86 /
+/// 28; 25% 303, 300, 300. From 5% down, 10% and 5% change too (the chained benchmark loses 5 of
+/// 256 at 5%; at 0% the 5% point loses 8 real facts); from 10% nothing below 10% changes.
+pub const FAST_DECAY_FROM: f64 = 0.1;
 /// With head and tail worth something, the windows are an output's first and last
 /// `HEAD_TAIL_PER_RATIO` × the ratio of its lines (10% at a budget of 30%) when that is more than 3
 /// and 5 lines. Tuning curve at 30% (README "Compaction quality"; a fixed 5% before): of 1/6, 1/4
@@ -31,7 +40,7 @@ pub const GENEROUS_PAIR_DECAY: f32 = 0.5;
 /// / 100 / 105 of 118) for 13 of the real sessions' 817 facts (810 / 803 / 797); the head+tail
 /// baseline keeps about 15% at each end there.
 pub const HEAD_TAIL_PER_RATIO: f32 = 1.0 / 3.0;
-/// From the same budget on, lines are ranked by value ÷ cost^0.8 instead of value per char
+/// From [`HEAD_TAIL_FROM`] on, lines are ranked by value ÷ cost^0.8 instead of value per char
 /// ([`Weights::cost_exp`]). Tuning curve: at 0.30 the real sessions stay (771 → 769 of 810 facts)
 /// and the tuning needles go 94.3% → 96.6%; at 0.10 it cost the real sessions 22 facts (630 → 608
 /// at all 16 points; 0.9: 622) though the needles gained 11 points, so smaller budgets rank per
@@ -47,21 +56,20 @@ pub const GENEROUS_COST_EXP: f64 = 0.8;
 /// 109 / 54).
 pub const GENEROUS_FULL_AT: f64 = 0.3;
 /// The selection's weights at a budget of `ratio` of the region: the defaults below
-/// [`HEAD_TAIL_FROM`], the generous ones from [`GENEROUS_FULL_AT`] on, and a linear blend between
-/// (no step in the retention curve where they start).
+/// [`FAST_DECAY_FROM`], the generous ones from [`GENEROUS_FULL_AT`] on, and linear blends between
+/// (the decay's from [`FAST_DECAY_FROM`], the others' from [`HEAD_TAIL_FROM`]; no step in the
+/// retention curve where they start).
 pub fn weights_at(ratio: f64) -> Weights {
     let d = Weights::default();
-    let t = ((ratio - HEAD_TAIL_FROM) / (GENEROUS_FULL_AT - HEAD_TAIL_FROM)).clamp(0.0, 1.0);
-    if t == 0.0 {
-        return d;
-    }
+    let ramp = |from: f64| ((ratio - from) / (GENEROUS_FULL_AT - from)).clamp(0.0, 1.0);
+    let (t, td) = (ramp(HEAD_TAIL_FROM), ramp(FAST_DECAY_FROM) as f32);
     let r = ratio.min(0.5) as f32;
     let tf = t as f32;
     Weights {
         pos_gain: tf * POS_GAIN_PER_RATIO * r,
         ht_frac: tf * HEAD_TAIL_PER_RATIO * r,
         cost_exp: 1.0 - t * (1.0 - GENEROUS_COST_EXP),
-        pair_decay: d.pair_decay + tf * (GENEROUS_PAIR_DECAY - d.pair_decay),
+        pair_decay: d.pair_decay + td * (GENEROUS_PAIR_DECAY - d.pair_decay),
         ..d
     }
 }
@@ -71,16 +79,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_weights_grow_from_twenty_to_thirty_percent() {
+    fn the_weights_grow_from_ten_and_twenty_to_thirty_percent() {
         let d = Weights::default();
         let at = weights_at;
-        // Below 20%: the defaults, position worth nothing.
-        for r in [0.01, 0.1, 0.19, HEAD_TAIL_FROM] {
+        // Up to 10%: the defaults.
+        for r in [0.01, 0.05, 0.09, FAST_DECAY_FROM] {
             let w = at(r);
             assert_eq!(w.pos_gain, 0.0, "{r}");
             assert_eq!(w.ht_frac, 0.0, "{r}");
             assert_eq!(w.pair_decay, d.pair_decay, "{r}");
             assert_eq!(w.cost_exp, 1.0, "{r}");
+        }
+        // From 10% to 20%: only the decay rises; position is still worth nothing.
+        let mut prev = at(FAST_DECAY_FROM);
+        for k in 1..=10 {
+            let r = FAST_DECAY_FROM + (HEAD_TAIL_FROM - FAST_DECAY_FROM) * f64::from(k) / 10.0;
+            let w = at(r);
+            assert_eq!(w.pos_gain, 0.0, "{r}");
+            assert_eq!(w.ht_frac, 0.0, "{r}");
+            assert_eq!(w.cost_exp, 1.0, "{r}");
+            assert!(w.pair_decay > prev.pair_decay, "{r}");
+            prev = w;
         }
         // From 30%: full strength.
         let full = at(0.3);
@@ -88,7 +107,7 @@ mod tests {
         assert!((full.ht_frac - HEAD_TAIL_PER_RATIO * 0.3).abs() < 1e-6);
         assert_eq!(full.pair_decay, GENEROUS_PAIR_DECAY);
         assert!((full.cost_exp - GENEROUS_COST_EXP).abs() < 1e-9);
-        // Between: every knob moves one way, no step.
+        // From 20% to 30%: every knob moves one way, no step.
         let mut prev = at(HEAD_TAIL_FROM);
         for k in 1..=20 {
             let r = HEAD_TAIL_FROM + (GENEROUS_FULL_AT - HEAD_TAIL_FROM) * f64::from(k) / 20.0;
@@ -102,8 +121,8 @@ mod tests {
             assert!(w.cost_exp < prev.cost_exp, "{r}");
             prev = w;
         }
-        // Halfway, half the decay's rise.
-        let mid = at((HEAD_TAIL_FROM + GENEROUS_FULL_AT) / 2.0);
+        // Halfway from 10% to 30%, half the decay's rise.
+        let mid = at((FAST_DECAY_FROM + GENEROUS_FULL_AT) / 2.0);
         let want = (d.pair_decay + GENEROUS_PAIR_DECAY) / 2.0;
         assert!((mid.pair_decay - want).abs() < 1e-6, "{}", mid.pair_decay);
     }
