@@ -22,9 +22,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::batch::{self, FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
+use super::batch::{FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
 use super::http::{self, Remote, Wire};
-use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError};
+use super::wire::{Protocol, WireScorer};
+use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, ScorerError};
 
 /// Default endpoint.
 pub const DEFAULT_URL: &str = "https://api.openai.com/v1/chat/completions";
@@ -95,127 +96,59 @@ impl Default for ChatOptions {
 }
 
 /// The chat-completions scorer.
-pub struct ChatScorer {
-    opts: ChatOptions,
-    url: reqwest::Url,
-    key: Option<String>,
-    notes: Mutex<ScoreNotes>,
-}
+pub type ChatScorer = WireScorer<ChatOptions>;
 
-impl std::fmt::Debug for ChatScorer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatScorer")
-            .field("url", &self.url.as_str())
-            .field("model", &self.opts.model)
-            .field("has_key", &self.key.is_some())
-            .finish()
+impl Protocol for ChatOptions {
+    const TYPE: &'static str = "ChatScorer";
+    const NAME: &'static str = "chat";
+    const EMPTY_MODEL: &'static str = "the chat scorer needs a model name";
+
+    fn raw_url(&self) -> String {
+        self.url.as_deref().unwrap_or(DEFAULT_URL).to_string()
     }
-}
-
-impl ChatScorer {
-    /// Checks the options and finds the key in the process environment.
-    pub fn new(opts: ChatOptions) -> Result<ChatScorer, ScorerError> {
-        ChatScorer::with_env(opts, &http::process_env)
+    fn allow_insecure_http(&self) -> bool {
+        self.allow_insecure_http
     }
-
-    /// Like [`ChatScorer::new`] with an injected environment lookup. Errors (kind): `config`,
-    /// `insecure-url`, `missing-key`.
-    pub fn with_env(
-        opts: ChatOptions,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<ChatScorer, ScorerError> {
-        let url = http::check_url(
-            opts.url.as_deref().unwrap_or(DEFAULT_URL),
-            opts.allow_insecure_http,
-        )?;
-        if opts.model.trim().is_empty() {
-            return Err(http::local_error(
-                "config",
-                "the chat scorer needs a model name",
-            ));
-        }
-        let key = http::resolve_key(opts.api_key.as_ref(), env, &KEY_VARS, &url)?;
-        Ok(ChatScorer {
-            opts,
+    fn model(&self) -> &str {
+        &self.model
+    }
+    fn limits(&self) -> &Limits {
+        &self.limits
+    }
+    fn api_key(&self) -> Option<&http::Secret> {
+        self.api_key.as_ref()
+    }
+    fn key_vars(_: &reqwest::Url) -> Vec<&'static str> {
+        KEY_VARS.to_vec()
+    }
+    fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a> {
+        Remote {
             url,
             key,
-            notes: Mutex::new(ScoreNotes::default()),
-        })
+            extra_headers: &[],
+            limits: &self.limits,
+            concurrency: self.concurrency,
+            connect_timeout: self.connect_timeout,
+            request_timeout: self.request_timeout,
+            max_attempts: self.max_attempts,
+            run_budget: self.run_budget,
+            backoff_base: self.backoff_base,
+        }
     }
-
-    /// `host[:port]` that will receive session content.
-    pub fn receiving_host(&self) -> String {
-        http::host_label(&self.url)
-    }
-
-    /// The endpoint URL.
-    pub fn url(&self) -> &str {
-        self.url.as_str()
-    }
-
-    /// The requested model.
-    pub fn model(&self) -> &str {
-        &self.opts.model
-    }
-
-    /// The options in force.
-    pub fn options(&self) -> &ChatOptions {
-        &self.opts
-    }
-
-    /// The batches `req` would be sent in: probe indices into [`batch::fit`]`(req)` (the same as
-    /// `req`'s when every pair fits a request of its own).
-    pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
-        batch::pack(&batch::fit(req, &self.opts.limits).req, &self.opts.limits)
-    }
-}
-
-impl Scorer for ChatScorer {
-    fn name(&self) -> String {
-        format!("chat ({} @ {})", self.opts.model, self.receiving_host())
-    }
-
-    fn planned_requests(&self, req: &ScoreRequest) -> usize {
-        batch::request_count(req, &self.opts.limits)
-    }
-
-    fn plan_notes(&self, req: &ScoreRequest) -> ScoreNotes {
-        batch::plan_notes(req, &self.opts.limits)
-    }
-
-    fn notes(&self) -> ScoreNotes {
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn score(
+    fn send(
         &self,
+        remote: &Remote<'_>,
         req: &ScoreRequest,
+        notes: &Mutex<ScoreNotes>,
         progress: &dyn Progress,
     ) -> Result<Vec<PairScore>, ScorerError> {
-        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = ScoreNotes::default();
-        super::jev::check_ids(req)?;
-        let o = &self.opts;
-        let remote = Remote {
-            url: &self.url,
-            key: self.key.as_deref(),
-            extra_headers: &[],
-            limits: &o.limits,
-            concurrency: o.concurrency,
-            connect_timeout: o.connect_timeout,
-            request_timeout: o.request_timeout,
-            max_attempts: o.max_attempts,
-            run_budget: o.run_budget,
-            backoff_base: o.backoff_base,
-        };
-        http::score_remote(
-            &remote,
-            req,
-            &self.notes,
-            |cfg, sending, fitted, batches| {
-                let wire = ChatWire { sending, opts: o };
-                http::run_batches(cfg, &wire, fitted, batches, progress)
-            },
-        )
+        http::score_remote(remote, req, notes, |cfg, sending, fitted, batches| {
+            let wire = ChatWire {
+                sending,
+                opts: self,
+            };
+            http::run_batches(cfg, &wire, fitted, batches, progress)
+        })
     }
 }
 
@@ -409,6 +342,7 @@ fn usage_of(body: &[u8]) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::Scorer;
     use crate::score::batch::tests::request;
 
     fn opts() -> ChatOptions {

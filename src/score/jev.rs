@@ -18,9 +18,10 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
 
-use super::batch::{self, FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
+use super::batch::{FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
 use super::http::{self, Remote, Wire};
-use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, Scorer, ScorerError};
+use super::wire::{Protocol, WireScorer};
+use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, ScorerError};
 
 /// Default base URL; the endpoint is `{base}/v1/systemone`.
 pub const DEFAULT_BASE: &str = "https://api.typesafe.ai";
@@ -82,158 +83,71 @@ impl Default for JevOptions {
 }
 
 /// The System One scorer.
-pub struct SystemOne {
-    opts: JevOptions,
-    url: reqwest::Url,
-    key: Option<String>,
-    notes: Mutex<ScoreNotes>,
-}
+pub type SystemOne = WireScorer<JevOptions>;
 
-impl std::fmt::Debug for SystemOne {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SystemOne")
-            .field("url", &self.url.as_str())
-            .field("model", &self.opts.model)
-            .field("has_key", &self.key.is_some())
-            .finish()
-    }
-}
+impl Protocol for JevOptions {
+    const TYPE: &'static str = "SystemOne";
+    const NAME: &'static str = "jev";
+    const EMPTY_MODEL: &'static str = "the Jev model name is empty";
 
-impl SystemOne {
-    /// Checks the URL and finds the key in the process environment.
-    pub fn new(opts: JevOptions) -> Result<SystemOne, ScorerError> {
-        SystemOne::with_env(opts, &http::process_env)
-    }
-
-    /// Like [`SystemOne::new`] with an injected environment lookup.
-    ///
-    /// Errors (kind): `config` (bad URL), `insecure-url` (plain http to a non-loopback host
-    /// without `allow_insecure_http`), `missing-key` (no key for a non-loopback host).
-    pub fn with_env(
-        opts: JevOptions,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<SystemOne, ScorerError> {
-        let raw = match &opts.url {
+    fn raw_url(&self) -> String {
+        match &self.url {
             Some(u) => u.clone(),
             None => format!("{DEFAULT_BASE}{ENDPOINT_PATH}"),
-        };
-        let url = http::check_url(&raw, opts.allow_insecure_http)?;
-        if opts.model.trim().is_empty() {
-            return Err(http::local_error("config", "the Jev model name is empty"));
         }
-        // OPENROUTER_API_KEY only for openrouter.ai: never send a key to a host it is not for.
-        let openrouter = url.host_str() == Some("openrouter.ai");
-        let vars: Vec<&str> = if openrouter {
-            KEY_VARS
-                .iter()
-                .copied()
-                .chain([OPENROUTER_KEY_VAR])
-                .collect()
-        } else {
-            KEY_VARS.to_vec()
-        };
-        let key = http::resolve_key(opts.api_key.as_ref(), env, &vars, &url)?;
-        Ok(SystemOne {
-            opts,
+    }
+    fn allow_insecure_http(&self) -> bool {
+        self.allow_insecure_http
+    }
+    fn model(&self) -> &str {
+        &self.model
+    }
+    fn limits(&self) -> &Limits {
+        &self.limits
+    }
+    fn api_key(&self) -> Option<&http::Secret> {
+        self.api_key.as_ref()
+    }
+    /// `PI_SHAKE_JEV_API_KEY`, `TYPESAFE_API_KEY`; `OPENROUTER_API_KEY` only for openrouter.ai
+    /// (never send a key to a host it is not for).
+    fn key_vars(url: &reqwest::Url) -> Vec<&'static str> {
+        let mut vars = KEY_VARS.to_vec();
+        if url.host_str() == Some("openrouter.ai") {
+            vars.push(OPENROUTER_KEY_VAR);
+        }
+        vars
+    }
+    fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a> {
+        Remote {
             url,
             key,
-            notes: Mutex::new(ScoreNotes::default()),
-        })
-    }
-
-    /// `host[:port]` that will receive session content (print it before sending).
-    pub fn receiving_host(&self) -> String {
-        http::host_label(&self.url)
-    }
-
-    /// The endpoint URL.
-    pub fn url(&self) -> &str {
-        self.url.as_str()
-    }
-
-    /// The requested model.
-    pub fn model(&self) -> &str {
-        &self.opts.model
-    }
-
-    /// The options in force.
-    pub fn options(&self) -> &JevOptions {
-        &self.opts
-    }
-
-    /// The batches `req` would be sent in: probe indices into [`batch::fit`]`(req)` (the same as
-    /// `req`'s when every pair fits a request of its own).
-    pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
-        batch::pack(&batch::fit(req, &self.opts.limits).req, &self.opts.limits)
-    }
-}
-
-impl Scorer for SystemOne {
-    fn name(&self) -> String {
-        format!("jev ({} @ {})", self.opts.model, self.receiving_host())
-    }
-
-    fn planned_requests(&self, req: &ScoreRequest) -> usize {
-        batch::request_count(req, &self.opts.limits)
-    }
-
-    fn plan_notes(&self, req: &ScoreRequest) -> ScoreNotes {
-        batch::plan_notes(req, &self.opts.limits)
-    }
-
-    fn notes(&self) -> ScoreNotes {
-        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn score(
-        &self,
-        req: &ScoreRequest,
-        progress: &dyn Progress,
-    ) -> Result<Vec<PairScore>, ScorerError> {
-        *self.notes.lock().unwrap_or_else(|e| e.into_inner()) = ScoreNotes::default();
-        check_ids(req)?;
-        let state = state_raw(&req.state_json)?;
-        let o = &self.opts;
-        let remote = Remote {
-            url: &self.url,
-            key: self.key.as_deref(),
             extra_headers: &[("pi-shake-protocol", PROTOCOL)],
-            limits: &o.limits,
-            concurrency: o.concurrency,
-            connect_timeout: o.connect_timeout,
-            request_timeout: o.request_timeout,
-            max_attempts: o.max_attempts,
-            run_budget: o.run_budget,
-            backoff_base: o.backoff_base,
-        };
-        http::score_remote(
-            &remote,
-            req,
-            &self.notes,
-            |cfg, sending, fitted, batches| {
-                let wire = JevWire {
-                    sending,
-                    state: &state,
-                    model: &o.model,
-                };
-                http::run_batches(cfg, &wire, fitted, batches, progress)
-            },
-        )
-    }
-}
-
-/// Pair ids must be unique: they become question ids.
-pub(crate) fn check_ids(req: &ScoreRequest) -> Result<(), ScorerError> {
-    let mut seen = std::collections::HashSet::new();
-    for p in &req.probes {
-        if !seen.insert(p.pair.pair_id.as_str()) {
-            return Err(http::local_error(
-                "config",
-                format!("duplicate pair id {}", http::cut(&p.pair.pair_id, 40)),
-            ));
+            limits: &self.limits,
+            concurrency: self.concurrency,
+            connect_timeout: self.connect_timeout,
+            request_timeout: self.request_timeout,
+            max_attempts: self.max_attempts,
+            run_budget: self.run_budget,
+            backoff_base: self.backoff_base,
         }
     }
-    Ok(())
+    fn send(
+        &self,
+        remote: &Remote<'_>,
+        req: &ScoreRequest,
+        notes: &Mutex<ScoreNotes>,
+        progress: &dyn Progress,
+    ) -> Result<Vec<PairScore>, ScorerError> {
+        let state = state_raw(&req.state_json)?;
+        http::score_remote(remote, req, notes, |cfg, sending, fitted, batches| {
+            let wire = JevWire {
+                sending,
+                state: &state,
+                model: &self.model,
+            };
+            http::run_batches(cfg, &wire, fitted, batches, progress)
+        })
+    }
 }
 
 /// The state as a raw JSON value (kept byte for byte); System One takes a string, object or
@@ -431,6 +345,7 @@ impl Wire for JevWire<'_> {
 mod tests {
     use super::*;
     use crate::score::batch::tests::request;
+    use crate::score::{NoProgress, Scorer};
 
     fn no_env(_: &str) -> Option<String> {
         None
@@ -445,7 +360,7 @@ mod tests {
         assert_eq!(s.url(), "https://api.typesafe.ai/v1/systemone");
         assert_eq!(s.receiving_host(), "api.typesafe.ai");
         assert_eq!(s.name(), "jev (jev-latest @ api.typesafe.ai)");
-        assert_eq!(s.key.as_deref(), Some("sk-ts"));
+        assert_eq!(s.key(), Some("sk-ts"));
         // PI_SHAKE_JEV_API_KEY wins.
         let env = |n: &str| match n {
             "TYPESAFE_API_KEY" => Some("sk-ts".to_string()),
@@ -453,7 +368,7 @@ mod tests {
             _ => None,
         };
         let s = SystemOne::with_env(JevOptions::default(), &env).unwrap();
-        assert_eq!(s.key.as_deref(), Some("sk-pi"));
+        assert_eq!(s.key(), Some("sk-pi"));
         assert!(!format!("{s:?}").contains("sk-pi"));
     }
 
@@ -465,7 +380,7 @@ mod tests {
             ..JevOptions::default()
         };
         let s = SystemOne::with_env(opts, &env).unwrap();
-        assert_eq!(s.key.as_deref(), Some("sk-or"));
+        assert_eq!(s.key(), Some("sk-or"));
         let opts = JevOptions {
             url: Some("https://gateway.example/v1/systemone".into()),
             ..JevOptions::default()
@@ -580,6 +495,15 @@ mod tests {
     fn duplicate_ids_are_refused() {
         let mut req = request(100, &[50, 50]);
         req.probes[1].pair.pair_id = "t0".into();
-        assert_eq!(check_ids(&req).unwrap_err().kind, "config");
+        let s = SystemOne::with_env(
+            JevOptions {
+                url: Some("http://127.0.0.1:9/v1/systemone".into()),
+                ..JevOptions::default()
+            },
+            &|_| None,
+        )
+        .unwrap();
+        // Refused before anything is sent (nothing listens on port 9).
+        assert_eq!(s.score(&req, &NoProgress).unwrap_err().kind, "config");
     }
 }

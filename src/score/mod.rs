@@ -17,6 +17,7 @@ pub mod pair;
 pub mod progress;
 pub mod questions;
 pub mod replay;
+pub mod wire;
 
 use serde::{Deserialize, Serialize};
 

@@ -30,7 +30,7 @@ use crate::score::{
 
 /// How a wire scorer sends: its checked endpoint and key, the request limits, and how hard to
 /// try (its options' fields, borrowed).
-pub(crate) struct Remote<'a> {
+pub struct Remote<'a> {
     pub url: &'a Url,
     pub key: Option<&'a str>,
     pub extra_headers: &'a [(&'static str, &'static str)],

@@ -19,7 +19,8 @@ mod errors;
 mod retry;
 
 pub use endpoint::*;
+pub use engine::Remote;
 pub use engine::{MAX_SPLIT_DEPTH, USER_AGENT};
-pub(crate) use engine::{Remote, Wire, run_batches, score_remote};
+pub(crate) use engine::{Wire, run_batches, score_remote};
 pub use errors::*;
 pub use retry::*;
