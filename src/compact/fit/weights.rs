@@ -30,8 +30,9 @@ pub const GENEROUS_PAIR_DECAY: f32 = 0.5;
 /// 20% (before), 10%, 5% and 0%, the default 0.15 kept 288 / 117, 288 / 118, 287 / 118 and
 /// 285 / 119 real facts and 70 / 76 / 5, 74 / 80 / 14, 79 / 79 / 16 and 79 / 78 / 21 needles; 20%
 /// 803 / 474, 802 / 478, 801 / 479 (16 points) and needles 79 / 77 / 13, 88 / 87 / 25, 89 / 86 /
-/// 28; 25% 303, 300, 300. From 5% down, 10% and 5% change too (the chained benchmark loses 5 of
-/// 256 at 5%; at 0% the 5% point loses 8 real facts); from 10% nothing below 10% changes.
+/// 28; 25% 303, 300, 300. Started at 5% or 0%, budgets of 10% and below change too (from 5%
+/// the chained benchmark loses 5 of its 256 facts; from 0% the 5% point loses 8 real facts);
+/// started at 10%, nothing at or below 10% changes.
 pub const FAST_DECAY_FROM: f64 = 0.1;
 /// With head and tail worth something, the windows are an output's first and last
 /// `HEAD_TAIL_PER_RATIO` × the ratio of its lines (10% at a budget of 30%) when that is more than 3
