@@ -93,21 +93,17 @@ pub(super) fn factor(
     // and query words instead.
     let mut f = 1.0;
     let mut why = Vec::new();
-    if facts.superseded[i] {
-        f *= 0.4;
-        why.push("superseded");
-    }
-    if facts.rewritten[i] {
-        f *= 0.5;
-        why.push("rewritten");
-    }
-    if facts.resolved[i] {
-        f *= 0.5;
-        why.push("resolvedError");
-    }
-    if facts.edited_later[i] {
-        f *= 1.25;
-        why.push("editedLater");
+    // What later pairs tell, in this order: (holds, factor, reason).
+    for (holds, k, reason) in [
+        (&facts.superseded, 0.4, "superseded"),
+        (&facts.rewritten, 0.5, "rewritten"),
+        (&facts.resolved, 0.5, "resolvedError"),
+        (&facts.edited_later, 1.25, "editedLater"),
+    ] {
+        if holds[i] {
+            f *= k;
+            why.push(reason);
+        }
     }
     if pin == Some(Pin::EditWrite) {
         f *= WRITTEN_FACTOR;
