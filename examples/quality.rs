@@ -16,8 +16,9 @@
 //! `quality/heldout.rs`, default 32; 0 = none), `--seed S` (their seed, default 1), `--fresh N`
 //! (`quality/fresh.rs`, default 32), `--fresh-seed S` (default 7), `--blind N`
 //! (`quality/blind.rs`, default 32), `--blind-seed S` (default 11), `--sealed N`
-//! (`quality/sealed.rs`, the held-out generator: default 0, run once at the end of a round),
-//! `--sealed-seed S` (default 13), `--no-real`, `--no-chain` (no chained
+//! (`quality/sealed.rs`, held out: default 0, run once at the end of a round),
+//! `--sealed-seed S` (default 13), `--unseen N` (`quality/unseen.rs`, the newest held-out
+//! generator: default 0), `--unseen-seed S` (default 17), `--no-real`, `--no-chain` (no chained
 //! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
 //! (default `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout
 //! instead of markdown).
@@ -41,6 +42,8 @@ mod harness;
 mod heldout;
 #[path = "quality/sealed.rs"]
 mod sealed;
+#[path = "quality/unseen.rs"]
+mod unseen;
 
 use std::path::PathBuf;
 
@@ -61,6 +64,8 @@ struct Args {
     blind_seed: u64,
     sealed: usize,
     sealed_seed: u64,
+    unseen: usize,
+    unseen_seed: u64,
     real: bool,
     chain: bool,
     quick: bool,
@@ -111,6 +116,8 @@ fn parse() -> Result<Args> {
         blind_seed: 11,
         sealed: 0,
         sealed_seed: 13,
+        unseen: 0,
+        unseen_seed: 17,
         real: true,
         chain: true,
         quick: false,
@@ -141,6 +148,8 @@ fn parse() -> Result<Args> {
             "--blind-seed" => a.blind_seed = val()?.parse()?,
             "--sealed" => a.sealed = val()?.parse()?,
             "--sealed-seed" => a.sealed_seed = val()?.parse()?,
+            "--unseen" => a.unseen = val()?.parse()?,
+            "--unseen-seed" => a.unseen_seed = val()?.parse()?,
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
@@ -241,7 +250,7 @@ fn main() -> Result<()> {
     }
     // The needle generators: (dir and JSON key, file, role, seed, sessions, specs).
     type Specs = fn(u64, usize, &std::path::Path) -> Result<Vec<harness::CaseSpec>>;
-    let generators: [(&str, &str, &str, u64, usize, Specs); 4] = [
+    let generators: [(&str, &str, &str, u64, usize, Specs); 5] = [
         (
             "needles",
             "heldout.rs",
@@ -273,6 +282,14 @@ fn main() -> Result<()> {
             a.sealed_seed,
             a.sealed,
             sealed::specs,
+        ),
+        (
+            "unseen",
+            "unseen.rs",
+            "held out",
+            a.unseen_seed,
+            a.unseen,
+            unseen::specs,
         ),
     ];
     let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();
