@@ -366,16 +366,16 @@ fn blind_needles_are_deterministic_valid_and_used_later() {
     pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
-#[test]
-fn sealed_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
-    let b: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
-    let c = sealed::generate_one(4, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let gens = gens!(a);
+/// The checks the record-based generators (`sealed.rs`, `unseen.rs`) share, on 12 sessions of
+/// one seed (`gens`) and the same drawn again (`again`): the same bytes, 3–5 needles with 2–4
+/// distractors each, a valid chain, 8–16 calls, a words-only request, a last big output of at
+/// least `last_tokens`, every needle the only source of a string used later and labelled by its
+/// place, every distractor holding a string of its own that nothing later uses, three labels and
+/// ten kinds.
+fn record_generator_checks(gens: &[Gen], again: &[Gen], last_tokens: u64) {
     let mut labels = std::collections::HashSet::new();
     let mut kinds = std::collections::HashSet::new();
-    for (g, h) in gens.iter().zip(&b) {
+    for (g, h) in gens.iter().zip(again) {
         assert_eq!(g.lines, h.lines, "same seed, same bytes");
         assert!(
             (3..=5).contains(&g.needles.len()),
@@ -394,65 +394,7 @@ fn sealed_needles_are_deterministic_valid_and_used_later() {
         // The last large output alone is over 1,500 tokens, so the needles are all before the cut.
         let last = outputs.iter().rev().nth(1).unwrap();
         assert!(
-            harness::tokens_of(last) >= 2_500,
-            "{}: last big output",
-            g.name
-        );
-        let body = g.lines[..g.cut_line].join("\n");
-        let later = g.lines[g.cut_line..].join("\n");
-        for &(kind, line, label) in &g.needles {
-            labels.insert(label);
-            kinds.insert(kind);
-            needle_is_the_only_source(kind, line, &body, &later);
-            label_is_its_place(kind, line, label, &outputs);
-        }
-        for d in g.distractors {
-            assert!(body.contains(serde_json::to_string(d).unwrap().trim_matches('"')));
-            assert!(!g.needles.iter().any(|&(_, l, _)| l == d));
-            // Nothing only a distractor holds is used later.
-            assert!(
-                !harness::distinctive_iter(d)
-                    .any(|t| later.contains(t) && body.matches(t).count() == 1),
-                "{}: distractor `{d}` used later",
-                g.name
-            );
-        }
-    }
-    assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
-    assert!(kinds.len() >= 10, "varied needle kinds: {kinds:?}");
-    let specs = sealed::specs(3, 12, &temp_dir("sealed")).unwrap();
-    pi_loads_and_needles_are_region_facts(specs, &gens);
-}
-
-#[test]
-fn unseen_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..12).map(|i| unseen::generate_one(7, i)).collect();
-    let b: Vec<_> = (0..12).map(|i| unseen::generate_one(7, i)).collect();
-    let c = unseen::generate_one(8, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let gens = gens!(a);
-    let mut labels = std::collections::HashSet::new();
-    let mut kinds = std::collections::HashSet::new();
-    for (g, h) in gens.iter().zip(&b) {
-        assert_eq!(g.lines, h.lines, "same seed, same bytes");
-        assert!(
-            (3..=5).contains(&g.needles.len()),
-            "{}: 3 to 5 needles",
-            g.name
-        );
-        assert!(
-            (2 * g.needles.len()..=4 * g.needles.len()).contains(&g.distractors.len()),
-            "{}: 2 to 4 distractors a needle",
-            g.name
-        );
-        let outputs = chain_and_outputs(g, true);
-        let calls = outputs.len();
-        assert!((8..=16).contains(&calls), "{}: {calls} tool calls", g.name);
-        request_is_words_only(g);
-        // The last large output alone holds 2,600 tokens, so the needles are all before the cut.
-        let last = outputs.iter().rev().nth(1).unwrap();
-        assert!(
-            harness::tokens_of(last) >= 2_600,
+            harness::tokens_of(last) >= last_tokens,
             "{}: last big output",
             g.name
         );
@@ -483,6 +425,28 @@ fn unseen_needles_are_deterministic_valid_and_used_later() {
     }
     assert_eq!(labels.len(), 3, "head, middle and tail needles: {labels:?}");
     assert!(kinds.len() >= 10, "varied needle kinds: {kinds:?}");
+}
+
+#[test]
+fn sealed_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
+    let b: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
+    let c = sealed::generate_one(4, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
+    record_generator_checks(&gens, &gens!(b), 2_500);
+    let specs = sealed::specs(3, 12, &temp_dir("sealed")).unwrap();
+    pi_loads_and_needles_are_region_facts(specs, &gens);
+}
+
+#[test]
+fn unseen_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..12).map(|i| unseen::generate_one(7, i)).collect();
+    let b: Vec<_> = (0..12).map(|i| unseen::generate_one(7, i)).collect();
+    let c = unseen::generate_one(8, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
+    record_generator_checks(&gens, &gens!(b), 2_600);
     let specs = unseen::specs(7, 12, &temp_dir("unseen")).unwrap();
     pi_loads_and_needles_are_region_facts(specs, &gens);
 }
