@@ -21,7 +21,13 @@ fn distinctive_strings() {
     assert!(class_of("parseHeader") > class_of("src/a/b.rs"));
     assert!(class_of("parseHeader") > class_of("this.parseHeader"));
     assert!(class_of("src/a/b.rs") > class_of("2025-12-17T19:39:17.548Z"));
-    assert!(class_of("parseHeader") > class_of("deadbeef12345678"));
+    assert!(class_of("parseHeader") > class_of("deadbeef12345678deadbeef"));
+    // An abbreviated commit is an id like any other; a digest or a uuid is not.
+    assert_eq!(class_of("a5cc182d602a"), 1.0);
+    assert_eq!(class_of("a5cc182"), 1.0);
+    assert!(class_of("d5ffbb3619d616ace1d2573b8482976a9ce5333974c3821448fdaa95bf400034") < 0.5);
+    assert!(class_of("0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d") < 0.5);
+    assert!(class_of("12345678") < 1.0);
 }
 
 fn feats(text: &str) -> (Extractor, OutFeat) {
