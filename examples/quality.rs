@@ -17,8 +17,9 @@
 //! (`quality/fresh.rs`, default 32), `--fresh-seed S` (default 7), `--blind N`
 //! (`quality/blind.rs`, default 32), `--blind-seed S` (default 11), `--sealed N`
 //! (`quality/sealed.rs`, held out: default 0, run once at the end of a round),
-//! `--sealed-seed S` (default 13), `--unseen N` (`quality/unseen.rs`, the newest held-out
-//! generator: default 0), `--unseen-seed S` (default 17), `--no-real`, `--no-chain` (no chained
+//! `--sealed-seed S` (default 13), `--unseen N` (`quality/unseen.rs`, held out: default 0),
+//! `--unseen-seed S` (default 17), `--veiled N` (`quality/veiled.rs`, the newest held-out
+//! generator: default 0), `--veiled-seed S` (default 19), `--no-real`, `--no-chain` (no chained
 //! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
 //! (default `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout
 //! instead of markdown).
@@ -44,6 +45,8 @@ mod heldout;
 mod sealed;
 #[path = "quality/unseen.rs"]
 mod unseen;
+#[path = "quality/veiled.rs"]
+mod veiled;
 
 use std::path::PathBuf;
 
@@ -66,6 +69,8 @@ struct Args {
     sealed_seed: u64,
     unseen: usize,
     unseen_seed: u64,
+    veiled: usize,
+    veiled_seed: u64,
     real: bool,
     chain: bool,
     quick: bool,
@@ -118,6 +123,8 @@ fn parse() -> Result<Args> {
         sealed_seed: 13,
         unseen: 0,
         unseen_seed: 17,
+        veiled: 0,
+        veiled_seed: 19,
         real: true,
         chain: true,
         quick: false,
@@ -150,6 +157,8 @@ fn parse() -> Result<Args> {
             "--sealed-seed" => a.sealed_seed = val()?.parse()?,
             "--unseen" => a.unseen = val()?.parse()?,
             "--unseen-seed" => a.unseen_seed = val()?.parse()?,
+            "--veiled" => a.veiled = val()?.parse()?,
+            "--veiled-seed" => a.veiled_seed = val()?.parse()?,
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
@@ -250,7 +259,7 @@ fn main() -> Result<()> {
     }
     // The needle generators: (dir and JSON key, file, role, seed, sessions, specs).
     type Specs = fn(u64, usize, &std::path::Path) -> Result<Vec<harness::CaseSpec>>;
-    let generators: [(&str, &str, &str, u64, usize, Specs); 5] = [
+    let generators: [(&str, &str, &str, u64, usize, Specs); 6] = [
         (
             "needles",
             "heldout.rs",
@@ -286,10 +295,18 @@ fn main() -> Result<()> {
         (
             "unseen",
             "unseen.rs",
-            "held out",
+            "a tuning set since round 16",
             a.unseen_seed,
             a.unseen,
             unseen::specs,
+        ),
+        (
+            "veiled",
+            "veiled.rs",
+            "held out",
+            a.veiled_seed,
+            a.veiled,
+            veiled::specs,
         ),
     ];
     let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();

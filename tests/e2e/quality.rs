@@ -1,5 +1,5 @@
 //! The compaction-quality benchmarks (`examples/quality.rs`, `benches/quality/README.md`) in
-//! small: the fact rule, the five needle generators, and one end-to-end measurement of this
+//! small: the fact rule, the six needle generators, and one end-to-end measurement of this
 //! build's binary on a real session and a needle session. Structural checks only (the harness
 //! finds facts, the baselines are ordered, real pi loads every output); no tuned thresholds.
 
@@ -21,6 +21,8 @@ mod heldout;
 mod sealed;
 #[path = "../../examples/quality/unseen.rs"]
 mod unseen;
+#[path = "../../examples/quality/veiled.rs"]
+mod veiled;
 
 use harness::{Case, FactRule, Outcome, Part, Prepared, RunSpec, Score};
 
@@ -366,12 +368,12 @@ fn blind_needles_are_deterministic_valid_and_used_later() {
     pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
-/// The checks the record-based generators (`sealed.rs`, `unseen.rs`) share, on 12 sessions of
-/// one seed (`gens`) and the same drawn again (`again`): the same bytes, 3–5 needles with 2–4
-/// distractors each, a valid chain, 8–16 calls, a words-only request, a last big output of at
-/// least `last_tokens`, every needle the only source of a string used later and labelled by its
-/// place, every distractor holding a string of its own that nothing later uses, three labels and
-/// ten kinds.
+/// The checks the record-based generators (`sealed.rs`, `unseen.rs`, `veiled.rs`) share, on 12
+/// sessions of one seed (`gens`) and the same drawn again (`again`): the same bytes, 3–5 needles
+/// with 2–4 distractors each, a valid chain, 8–16 calls, a words-only request, a last big output
+/// of at least `last_tokens`, every needle the only source of a string used later and labelled by
+/// its place, every distractor holding a string of its own that nothing later uses, three labels
+/// and ten kinds.
 fn record_generator_checks(gens: &[Gen], again: &[Gen], last_tokens: u64) {
     let mut labels = std::collections::HashSet::new();
     let mut kinds = std::collections::HashSet::new();
@@ -448,6 +450,18 @@ fn unseen_needles_are_deterministic_valid_and_used_later() {
     let gens = gens!(a);
     record_generator_checks(&gens, &gens!(b), 2_600);
     let specs = unseen::specs(7, 12, &temp_dir("unseen")).unwrap();
+    pi_loads_and_needles_are_region_facts(specs, &gens);
+}
+
+#[test]
+fn veiled_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..12).map(|i| veiled::generate_one(7, i)).collect();
+    let b: Vec<_> = (0..12).map(|i| veiled::generate_one(7, i)).collect();
+    let c = veiled::generate_one(8, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
+    record_generator_checks(&gens, &gens!(b), 2_600);
+    let specs = veiled::specs(7, 12, &temp_dir("veiled")).unwrap();
     pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
