@@ -17,7 +17,7 @@
 //! (`quality/fresh.rs`, default 32), `--fresh-seed S` (default 7), `--blind N`
 //! (`quality/blind.rs`, default 32), `--blind-seed S` (default 11), `--sealed N`
 //! (`quality/sealed.rs`, held out: default 0, run once at the end of a round),
-//! `--sealed-seed S` (default 13), `--unseen N` (`quality/unseen.rs`, held out: default 0),
+//! `--sealed-seed S` (default 13), `--unseen N` (`quality/unseen.rs`, a tuning set since round 16: default 0),
 //! `--unseen-seed S` (default 17), `--veiled N` (`quality/veiled.rs`, the newest held-out
 //! generator: default 0), `--veiled-seed S` (default 19), `--no-real`, `--no-chain` (no chained
 //! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
