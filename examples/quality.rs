@@ -18,8 +18,9 @@
 //! (`quality/blind.rs`, default 32), `--blind-seed S` (default 11), `--sealed N`
 //! (`quality/sealed.rs`, held out: default 0, run once at the end of a round),
 //! `--sealed-seed S` (default 13), `--unseen N` (`quality/unseen.rs`, a tuning set since round 16: default 0),
-//! `--unseen-seed S` (default 17), `--veiled N` (`quality/veiled.rs`, the newest held-out
-//! generator: default 0), `--veiled-seed S` (default 19), `--no-real`, `--no-chain` (no chained
+//! `--unseen-seed S` (default 17), `--veiled N` (`quality/veiled.rs`, a tuning set since round
+//! 17: default 0), `--veiled-seed S` (default 19), `--cloaked N` (`quality/cloaked.rs`, the
+//! newest held-out generator: default 0), `--cloaked-seed S` (default 23), `--no-real`, `--no-chain` (no chained
 //! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
 //! (default `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout
 //! instead of markdown).
@@ -35,6 +36,8 @@
 mod blind;
 #[path = "quality/chain.rs"]
 mod chain;
+#[path = "quality/cloaked.rs"]
+mod cloaked;
 #[path = "quality/fresh.rs"]
 mod fresh;
 #[path = "quality/harness.rs"]
@@ -71,6 +74,8 @@ struct Args {
     unseen_seed: u64,
     veiled: usize,
     veiled_seed: u64,
+    cloaked: usize,
+    cloaked_seed: u64,
     real: bool,
     chain: bool,
     quick: bool,
@@ -125,6 +130,8 @@ fn parse() -> Result<Args> {
         unseen_seed: 17,
         veiled: 0,
         veiled_seed: 19,
+        cloaked: 0,
+        cloaked_seed: 23,
         real: true,
         chain: true,
         quick: false,
@@ -159,6 +166,8 @@ fn parse() -> Result<Args> {
             "--unseen-seed" => a.unseen_seed = val()?.parse()?,
             "--veiled" => a.veiled = val()?.parse()?,
             "--veiled-seed" => a.veiled_seed = val()?.parse()?,
+            "--cloaked" => a.cloaked = val()?.parse()?,
+            "--cloaked-seed" => a.cloaked_seed = val()?.parse()?,
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
@@ -259,7 +268,7 @@ fn main() -> Result<()> {
     }
     // The needle generators: (dir and JSON key, file, role, seed, sessions, specs).
     type Specs = fn(u64, usize, &std::path::Path) -> Result<Vec<harness::CaseSpec>>;
-    let generators: [(&str, &str, &str, u64, usize, Specs); 6] = [
+    let generators: [(&str, &str, &str, u64, usize, Specs); 7] = [
         (
             "needles",
             "heldout.rs",
@@ -303,10 +312,18 @@ fn main() -> Result<()> {
         (
             "veiled",
             "veiled.rs",
-            "held out",
+            "a tuning set since round 17",
             a.veiled_seed,
             a.veiled,
             veiled::specs,
+        ),
+        (
+            "cloaked",
+            "cloaked.rs",
+            "held out",
+            a.cloaked_seed,
+            a.cloaked,
+            cloaked::specs,
         ),
     ];
     let runs: Vec<RunSpec> = a.runs.iter().filter(|r| !r.pi_size).cloned().collect();

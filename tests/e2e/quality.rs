@@ -11,6 +11,8 @@ use crate::common::{assert_pi_loads, need_oracle, root, temp_dir};
 mod blind;
 #[path = "../../examples/quality/chain.rs"]
 mod chain;
+#[path = "../../examples/quality/cloaked.rs"]
+mod cloaked;
 #[path = "../../examples/quality/fresh.rs"]
 mod fresh;
 #[path = "../../examples/quality/harness.rs"]
@@ -462,6 +464,18 @@ fn veiled_needles_are_deterministic_valid_and_used_later() {
     let gens = gens!(a);
     record_generator_checks(&gens, &gens!(b), 2_600);
     let specs = veiled::specs(7, 12, &temp_dir("veiled")).unwrap();
+    pi_loads_and_needles_are_region_facts(specs, &gens);
+}
+
+#[test]
+fn cloaked_needles_are_deterministic_valid_and_used_later() {
+    let a: Vec<_> = (0..12).map(|i| cloaked::generate_one(7, i)).collect();
+    let b: Vec<_> = (0..12).map(|i| cloaked::generate_one(7, i)).collect();
+    let c = cloaked::generate_one(8, 0);
+    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+    let gens = gens!(a);
+    record_generator_checks(&gens, &gens!(b), 2_600);
+    let specs = cloaked::specs(7, 12, &temp_dir("cloaked")).unwrap();
     pi_loads_and_needles_are_region_facts(specs, &gens);
 }
 
