@@ -21,7 +21,9 @@
 //! `--unseen-seed S` (default 17), `--veiled N` (`quality/veiled.rs`, a tuning set since round
 //! 17: default 0), `--veiled-seed S` (default 19), `--cloaked N` (`quality/cloaked.rs`, the
 //! newest held-out generator: default 0), `--cloaked-seed S` (default 23), `--no-real`, `--no-chain` (no chained
-//! compactions, `quality/chain.rs`), `--quick` (the 50% cut and the first run only), `--out DIR`
+//! compactions, `quality/chain.rs`), `--cuts F,F,…` (the real sessions' cut points as shares of
+//! their lines, default `0.5,0.7`: more points, a wider check of every cut being written within
+//! budget and loaded by pi), `--quick` (the 50% cut and the first run only), `--out DIR`
 //! (default `target/quality`), `--json FILE` (also write the JSON there), `--json` (JSON on stdout
 //! instead of markdown).
 
@@ -79,6 +81,7 @@ struct Args {
     real: bool,
     chain: bool,
     quick: bool,
+    cuts: Vec<f64>,
     out: PathBuf,
     /// `--json FILE`: also write the JSON there; `--json` alone: JSON on stdout, no markdown.
     json: Option<PathBuf>,
@@ -135,6 +138,7 @@ fn parse() -> Result<Args> {
         real: true,
         chain: true,
         quick: false,
+        cuts: vec![0.5, 0.7],
         out: root.join("target/quality"),
         json: None,
         json_stdout: false,
@@ -171,6 +175,16 @@ fn parse() -> Result<Args> {
             "--no-real" => a.real = false,
             "--no-chain" => a.chain = false,
             "--quick" => a.quick = true,
+            "--cuts" => {
+                a.cuts = val()?
+                    .split(',')
+                    .map(|f| f.trim().parse::<f64>())
+                    .collect::<Result<_, _>>()?;
+                anyhow::ensure!(
+                    !a.cuts.is_empty() && a.cuts.iter().all(|f| *f > 0.0 && *f < 1.0),
+                    "--cuts takes shares between 0 and 1"
+                );
+            }
             "--out" => a.out = val()?.into(),
 
             "--" => {
@@ -236,7 +250,7 @@ fn main() -> Result<()> {
     let t0 = std::time::Instant::now();
     if a.real {
         let work = a.out.join("real");
-        let fracs: &[f64] = if a.quick { &[0.5] } else { &[0.5, 0.7] };
+        let fracs: &[f64] = if a.quick { &[0.5] } else { &a.cuts };
         let mut specs = Vec::new();
         for p in &a.sessions {
             let s = SessionFile::read(p)?;
