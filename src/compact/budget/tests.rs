@@ -580,3 +580,29 @@ fn string_ids_widen_past_65536_strings_and_still_name_the_same_strings() {
     let (_, small) = feats("see src/a/b.rs and parseHeader\n");
     assert!(matches!(small.strs, StrIds::Narrow(_)));
 }
+
+#[test]
+fn one_word_of_the_prompt_is_worth_less_than_a_path_the_line_holds() {
+    // One prompt word on a line is a weak sign (prompts share words with many lines); a path
+    // nobody has seen yet is what later turns use. Under the old weight (2) the word won.
+    let prompt = "why does the retry loop time out";
+    let text = "warning: retry budget exhausted\nloaded src/net/backoff_policy.rs";
+    let mut v = Vocab::default();
+    v.add_query(prompt);
+    let mut e = Extractor::new(v);
+    let f = e.features(text);
+    let cands = one_candidate();
+    let value = |w: &Weights| -> Vec<f64> {
+        let m = Model::new(&cands, w, Marker::Bare, &e.table);
+        let worth = worths(&e.table, &vec![false; e.table.len()], w);
+        f.units.iter().map(|u| m.value(0, u, &f, &worth)).collect()
+    };
+    let now = value(&Weights::default());
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(now[1] > now[0], "the path's line first: {now:?}");
+    let before = value(&Weights {
+        q_gain: 2.0,
+        ..Weights::default()
+    });
+    assert!(before[0] > before[1], "at 2 the word's line won: {before:?}");
+}
