@@ -604,5 +604,8 @@ fn one_word_of_the_prompt_is_worth_less_than_a_path_the_line_holds() {
         q_gain: 2.0,
         ..Weights::default()
     });
-    assert!(before[0] > before[1], "at 2 the word's line won: {before:?}");
+    assert!(
+        before[0] > before[1],
+        "at 2 the word's line won: {before:?}"
+    );
 }
