@@ -630,22 +630,10 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
 /// Sessions `0..n` of `seed` written under `work` (`NAME.jsonl`, `NAME.prefix.jsonl`), one case
 /// each at keepRecentTokens 1,500.
 pub fn specs(seed: u64, n: usize, work: &Path) -> Result<Vec<CaseSpec>> {
-    std::fs::create_dir_all(work)?;
-    (0..n)
-        .map(|i| {
-            let g = generate_one(seed, i);
-            let needles = g.needles.into_iter().map(|(_, l, lab)| (l, lab)).collect();
-            harness::needle_case(
-                work,
-                &g.name,
-                &g.lines,
-                g.cut_line,
-                "blind",
-                needles,
-                g.distractors,
-            )
-        })
-        .collect()
+    harness::needle_specs(work, "blind", n, |i| {
+        let g = generate_one(seed, i);
+        (g.name, g.lines, g.cut_line, g.needles, g.distractors)
+    })
 }
 
 fn try_generate(r: &mut Rng, seed: u64, index: usize) -> Option<Generated> {

@@ -76,26 +76,10 @@ pub struct Generated {
 }
 
 pub fn specs(seed: u64, n: usize, work: &Path) -> anyhow::Result<Vec<CaseSpec>> {
-    std::fs::create_dir_all(work)?;
-    (0..n)
-        .map(|i| {
-            let g = generate_one(seed, i);
-            let needles = g
-                .needles
-                .iter()
-                .map(|(_, line, label)| (line.clone(), label.clone()))
-                .collect();
-            harness::needle_case(
-                work,
-                &g.name,
-                &g.lines,
-                g.cut_line,
-                "cloaked",
-                needles,
-                g.distractors,
-            )
-        })
-        .collect()
+    harness::needle_specs(work, "cloaked", n, |i| {
+        let g = generate_one(seed, i);
+        (g.name, g.lines, g.cut_line, g.needles, g.distractors)
+    })
 }
 
 /// Session `index` of `seed`: drawn, checked against the rules, redrawn until it holds.

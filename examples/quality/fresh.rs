@@ -1191,22 +1191,10 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
 
 /// Write `n` sessions (full and prefix) under `work`; one case each.
 pub fn specs(seed: u64, n: usize, work: &Path) -> Result<Vec<CaseSpec>> {
-    std::fs::create_dir_all(work)?;
-    (0..n)
-        .map(|i| {
-            let g = generate_one(seed, i);
-            let needles = g.needles.into_iter().map(|(_, l, lab)| (l, lab)).collect();
-            harness::needle_case(
-                work,
-                &g.name,
-                &g.lines,
-                g.cut_line,
-                "fresh",
-                needles,
-                g.distractors,
-            )
-        })
-        .collect()
+    harness::needle_specs(work, "fresh", n, |i| {
+        let g = generate_one(seed, i);
+        (g.name, g.lines, g.cut_line, g.needles, g.distractors)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

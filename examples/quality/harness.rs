@@ -944,6 +944,37 @@ pub struct CaseSpec {
     pub rule: FactRule,
 }
 
+/// One drawn needle session, as the record-based generators give it: name, JSONL lines, the
+/// first line of the later part, the needles (kind, whole line, label) and the distractors.
+pub type Drawn = (
+    String,
+    Vec<String>,
+    usize,
+    Vec<(String, String, String)>,
+    Vec<String>,
+);
+
+/// A generator's `n` needle cases under `work` ([`needle_case`] of each drawn session; `point`
+/// names the generator in the report).
+pub fn needle_specs(
+    work: &Path,
+    point: &str,
+    n: usize,
+    draw: impl Fn(usize) -> Drawn,
+) -> Result<Vec<CaseSpec>> {
+    std::fs::create_dir_all(work)?;
+    (0..n)
+        .map(|i| {
+            let (name, lines, cut_line, needles, distractors) = draw(i);
+            let needles = needles
+                .into_iter()
+                .map(|(_, line, label)| (line, label))
+                .collect();
+            needle_case(work, &name, &lines, cut_line, point, needles, distractors)
+        })
+        .collect()
+}
+
 /// One needle session's case: the whole session and the prefix before its later part (line
 /// `cut_line` on) written under `work` as `NAME.jsonl` and `NAME.prefix.jsonl`, the prefix
 /// compacted at `keepRecentTokens` 1,500, the needles (line, label) to survive whole.

@@ -1687,22 +1687,10 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
 /// `n` sessions of the set `seed`, written under `work` (`<name>.jsonl` and
 /// `<name>.prefix.jsonl`), one case each.
 pub fn specs(seed: u64, n: usize, work: &Path) -> anyhow::Result<Vec<CaseSpec>> {
-    std::fs::create_dir_all(work)?;
-    (0..n)
-        .map(|i| {
-            let g = generate_one(seed, i);
-            let needles = g.needles.into_iter().map(|(_, l, lab)| (l, lab)).collect();
-            harness::needle_case(
-                work,
-                &g.name,
-                &g.lines,
-                g.cut_line,
-                "sealed",
-                needles,
-                g.distractors,
-            )
-        })
-        .collect()
+    harness::needle_specs(work, "sealed", n, |i| {
+        let g = generate_one(seed, i);
+        (g.name, g.lines, g.cut_line, g.needles, g.distractors)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7161,24 +7161,8 @@ pub fn generate_one(seed: u64, index: usize) -> Generated {
 
 /// Write `n` sessions of `seed` under `work` and return their needle cases.
 pub fn specs(seed: u64, n: usize, work: &Path) -> anyhow::Result<Vec<CaseSpec>> {
-    std::fs::create_dir_all(work)?;
-    (0..n)
-        .map(|i| {
-            let g = generate_one(seed, i);
-            let needles = g
-                .needles
-                .iter()
-                .map(|(_, line, label)| (line.clone(), label.clone()))
-                .collect();
-            harness::needle_case(
-                work,
-                &g.name,
-                &g.lines,
-                g.cut_line,
-                "veiled",
-                needles,
-                g.distractors,
-            )
-        })
-        .collect()
+    harness::needle_specs(work, "veiled", n, |i| {
+        let g = generate_one(seed, i);
+        (g.name, g.lines, g.cut_line, g.needles, g.distractors)
+    })
 }
