@@ -944,6 +944,16 @@ pub struct CaseSpec {
     pub rule: FactRule,
 }
 
+/// One step of splitmix64 (the needle generators' random stream): advance `state`, return the
+/// next value.
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// One drawn needle session, as the record-based generators give it: name, JSONL lines, the
 /// first line of the later part, the needles (kind, whole line, label) and the distractors.
 pub type Drawn = (

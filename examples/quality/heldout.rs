@@ -36,12 +36,7 @@ impl Rng {
         Rng(seed ^ 0x005e_ed0f_4e1d_0b75)
     }
     fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        harness::splitmix64(&mut self.0)
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
