@@ -194,6 +194,18 @@ pub(crate) fn fetch_output(
     Ok(String::new())
 }
 
+/// The user messages' text, one message a line.
+fn user_text(msgs: &[RMsg]) -> String {
+    let mut out = String::new();
+    for m in msgs {
+        if let Kind::User(blocks) = &m.kind {
+            out.push_str(&region::text_ref(blocks));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// Plain text of messages (for the offline scorer's kept context).
 fn plain_text(msgs: &[RMsg]) -> String {
     let mut out = Vec::new();
@@ -329,7 +341,8 @@ pub fn prepare(
     });
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
-    let facts = fit::pair_facts(&pairs, &later);
+    let (region_user, kept_user) = (user_text(&msgs), user_text(&kept));
+    let facts = fit::pair_facts(&pairs, &later, &region_user, &kept_user);
     let mut feats: Vec<Option<budget::OutFeat>> = Vec::with_capacity(pairs.len());
     for pair in pairs.iter_mut() {
         let f = pair
@@ -431,7 +444,11 @@ pub fn prepare(
     let carried = previous_summary
         .as_deref()
         .filter(|t| super::carried::is_pi_shakes(t))
-        .map(|t| super::carried::Carried::read(t, &mut extractor));
+        .map(|t| {
+            let mut c = super::carried::Carried::read(t, &mut extractor);
+            c.name_files(&region_user, &kept_user);
+            c
+        });
     // An edit's or write's new text is cut into lines like an output's: under a budget its
     // lines compete with the outputs' while the pins stay ([`region::Pair::written_text`]).
     // Its strings are not taken as held by the summary (only the lines that win a place hold

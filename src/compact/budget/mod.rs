@@ -23,8 +23,9 @@
 //! function" picks out `def mesh_layer_anomaly(…)`. A unit is worth the sum over its strings
 //! not yet covered, times its pair's factor (superseded by a later identical call or a later
 //! write; an error resolved later; tool kind — a `read` of a file on disk is cheap to redo, a
-//! web search is not; a file the session goes on to edit; an external scorer's `useful`, when
-//! one answered), plus a small base (error-looking lines more).
+//! web search is not; a file the session goes on to edit; a file the user's words name; an
+//! external scorer's `useful`, when one answered), plus a small base (error-looking lines
+//! more).
 //!
 //! **Selection** ([`select`]): greedy on value per UTF-16 char, where a unit's cost is its
 //! length plus its call's header when the call has no kept line yet plus a cut marker when no
