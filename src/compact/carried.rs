@@ -416,7 +416,8 @@ mod tests {
         let mut c = Carried::read(text, &mut ex);
         c.name_files("the bug is in session-manager.ts", "now main.ts");
         let factors: Vec<f32> = c.candidates().map(|k| k.factor).collect();
-        // The lead's block, three calls, the user's block; a command's first word is no file.
+        // Three calls, then the user's block (the title is the lead, no block); a command's
+        // first word is no file.
         assert_eq!(
             factors,
             [

@@ -51,7 +51,7 @@ pub fn named_file(path: &str, words: &str) -> bool {
 }
 
 /// Which pairs work on a file that `words` name ([`named_file`]).
-pub fn named_in(pairs: &[Pair], words: &str) -> Vec<bool> {
+fn named_in(pairs: &[Pair], words: &str) -> Vec<bool> {
     pairs
         .iter()
         .map(|p| p.path().is_some_and(|path| named_file(path, words)))
