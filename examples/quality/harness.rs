@@ -1295,10 +1295,23 @@ pub fn measure(
                 ),
                 _ => (None, None),
             };
-            let budget_tokens = match (&case.pi_summary, r.pi_size, r.ratio) {
-                (Some(s), true, _) => Some(tokens_of(s)),
-                (_, _, Some(ratio)) => Some((p.region_tokens() as f64 * ratio).round() as u64),
-                _ => None,
+            // pi's summary size at a pi-size point; else the smaller of the run's ratio of the
+            // region and its `--max-summary-tokens` (pi-shake's own rule when both are given).
+            let max_tokens = r
+                .args
+                .iter()
+                .position(|a| a == "--max-summary-tokens")
+                .and_then(|i| r.args.get(i + 1))
+                .and_then(|n| n.parse::<u64>().ok());
+            let by_ratio = r
+                .ratio
+                .map(|ratio| (p.region_tokens() as f64 * ratio).round() as u64);
+            let budget_tokens = match (&case.pi_summary, r.pi_size) {
+                (Some(s), true) => Some(tokens_of(s)),
+                _ => match (by_ratio, max_tokens) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
             };
             let within_budget = match (&ours, budget_tokens) {
                 (Some(o), Some(b)) => Some(o.summary_tokens as f64 <= b as f64 * 1.05),
