@@ -781,6 +781,90 @@ fn naive_lines_chars(p: &Prepared, budget: usize) -> String {
     })
 }
 
+/// The foresight line keeper: a ceiling, not a baseline. It knows which facts the later turns
+/// use and keeps, greedily, the output lines holding the most facts not yet kept per char, the
+/// whole rendering sized to `tokens` (kept lines in session order under their output, no call
+/// headers, no prose). No summary can know this; the gap between pi-shake and it at a size is
+/// what a better guess could still gain there, and where it stays below an issue's line, that
+/// line cannot be met at that size by keeping whole lines.
+pub fn foresight_lines_at(case: &Case, tokens: u64) -> String {
+    let outs = outputs(&case.prepared);
+    let index: std::collections::HashMap<&str, usize> = case
+        .facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
+    // Lines holding at least one fact: (output, line, chars + newline, the facts it holds).
+    let mut cands: Vec<(usize, usize, usize, Vec<usize>)> = Vec::new();
+    let mut seen = HashSet::new();
+    for (oi, o) in outs.iter().enumerate() {
+        for (li, line) in o.lines().enumerate() {
+            let held: Vec<usize> = if case.by_token {
+                distinctive_iter(line)
+                    .filter_map(|s| index.get(s).copied())
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect()
+            } else {
+                (0..case.facts.len())
+                    .filter(|&i| line.contains(case.facts[i].as_str()))
+                    .collect()
+            };
+            if held.is_empty() || !seen.insert(line) {
+                continue;
+            }
+            cands.push((oi, li, line.chars().count() + 1, held));
+        }
+    }
+    // The greedy order, once: most facts not yet held per char, shorter first on ties.
+    let mut got = vec![false; case.facts.len()];
+    let mut left: Vec<usize> = (0..cands.len()).collect();
+    let mut order = Vec::new();
+    loop {
+        let gain = |c: usize| cands[c].3.iter().filter(|&&f| !got[f]).count();
+        let best = left
+            .iter()
+            .copied()
+            .filter(|&c| gain(c) > 0)
+            .max_by(|&a, &b| {
+                let (ga, gb) = (
+                    gain(a) as f64 / cands[a].2 as f64,
+                    gain(b) as f64 / cands[b].2 as f64,
+                );
+                ga.total_cmp(&gb).then(cands[b].2.cmp(&cands[a].2))
+            });
+        let Some(b) = best else { break };
+        for &f in &cands[b].3 {
+            got[f] = true;
+        }
+        order.push(b);
+        left.retain(|&c| c != b);
+    }
+    fit(tokens, &|budget| {
+        compose(budget, &|mut room| {
+            let mut chosen: HashSet<(usize, usize)> = HashSet::new();
+            for &c in &order {
+                if cands[c].2 <= room {
+                    room -= cands[c].2;
+                    chosen.insert((cands[c].0, cands[c].1));
+                }
+            }
+            outs.iter()
+                .enumerate()
+                .map(|(k, o)| {
+                    o.lines()
+                        .enumerate()
+                        .filter(|(li, _)| chosen.contains(&(k, *li)))
+                        .map(|(_, l)| l)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .collect()
+        })
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Scoring
 // ---------------------------------------------------------------------------------------------
@@ -1159,6 +1243,8 @@ pub struct Row {
     pub ours: Option<Score>,
     pub head_tail: Option<Score>,
     pub naive_lines: Option<Score>,
+    /// The foresight line keeper at the same size ([`foresight_lines_at`]): a ceiling.
+    pub foresight: Option<Score>,
     pub pi_summary: Option<Score>,
     /// Real pi loaded the compacted copy and its projection starts with our summary.
     pub pi_loads: Option<bool>,
@@ -1335,6 +1421,7 @@ pub fn measure(
                 ours,
                 head_tail: size_tokens.map(|t| Score::of(case, &head_tail_at(p, t))),
                 naive_lines: size_tokens.map(|t| Score::of(case, &naive_lines_at(p, t))),
+                foresight: size_tokens.map(|t| Score::of(case, &foresight_lines_at(case, t))),
                 pi_summary,
                 pi_loads: None,
                 same_cut,
@@ -1403,6 +1490,7 @@ pub struct RunTotal {
     pub pi_shake: Total,
     pub head_tail: Total,
     pub naive_lines: Total,
+    pub foresight: Total,
     pub pi_summary: Total,
 }
 
@@ -1433,6 +1521,7 @@ pub fn totals(rep: &Report) -> Vec<RunTotal> {
                 pi_shake: Total::default(),
                 head_tail: Total::default(),
                 naive_lines: Total::default(),
+                foresight: Total::default(),
                 pi_summary: Total::default(),
             };
             for r in rs {
@@ -1445,6 +1534,7 @@ pub fn totals(rep: &Report) -> Vec<RunTotal> {
                     (&r.ours, &mut t.pi_shake),
                     (&r.head_tail, &mut t.head_tail),
                     (&r.naive_lines, &mut t.naive_lines),
+                    (&r.foresight, &mut t.foresight),
                     (&r.pi_summary, &mut t.pi_summary),
                 ];
                 for (score, total) in pairs {
@@ -1576,10 +1666,16 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
     );
     let _ = writeln!(
         s,
-        "| run | points | written | pi loads | same cut as pi | within 5% of budget | pi-shake | head+tail, same size | naive line keeper, same size | pi's summary |\n|---|---:|---:|---:|---:|---:|---|---|---|---|"
+        "| run | points | written | pi loads | same cut as pi | within 5% of budget | pi-shake | head+tail, same size | naive line keeper, same size | pi's summary | foresight line keeper, same size (a ceiling) |\n|---|---:|---:|---:|---:|---:|---|---|---|---|---|"
     );
     for rt in totals(rep) {
-        let t = (&rt.pi_shake, &rt.head_tail, &rt.naive_lines, &rt.pi_summary);
+        let t = (
+            &rt.pi_shake,
+            &rt.head_tail,
+            &rt.naive_lines,
+            &rt.pi_summary,
+            &rt.foresight,
+        );
         let written = rt.written;
         let ours = if written == 0 {
             rt.outcome.clone()
@@ -1593,7 +1689,7 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {written} | {}/{written} | {}/{written} | {within} | {ours} | {} | {} | {} |",
+            "| {} | {} | {written} | {}/{written} | {}/{written} | {within} | {ours} | {} | {} | {} | {} |",
             rt.run,
             rt.points,
             rt.pi_loads,
@@ -1601,16 +1697,18 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
             total_cell(t.1),
             total_cell(t.2),
             total_cell(t.3),
+            total_cell(t.4),
         );
         if !needles && t.0.prose > 0 {
             let cell = |t: &Total| ratio(t.prose_kept, t.prose);
             let _ = writeln!(
                 s,
-                "|  | prose strings kept |  |  |  |  | {} | {} | {} | {} |",
+                "|  | prose strings kept |  |  |  |  | {} | {} | {} | {} | {} |",
                 cell(t.0),
                 cell(t.1),
                 cell(t.2),
                 cell(t.3),
+                cell(t.4),
             );
         }
         if needles {
@@ -1623,10 +1721,11 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
             for lab in labels {
                 let _ = writeln!(
                     s,
-                    "|  | {lab} needles |  |  |  |  | {} | {} | {} |  |",
+                    "|  | {lab} needles |  |  |  |  | {} | {} | {} |  | {} |",
                     label_cell(t.0, lab),
                     label_cell(t.1, lab),
                     label_cell(t.2, lab),
+                    label_cell(t.4, lab),
                 );
             }
             let share = |t: &Total| {
@@ -1635,10 +1734,11 @@ pub fn markdown(rep: &Report, needles: bool) -> String {
             };
             let _ = writeln!(
                 s,
-                "|  | distractors kept |  |  |  |  | {} | {} | {} |  |",
+                "|  | distractors kept |  |  |  |  | {} | {} | {} |  | {} |",
                 share(t.0),
                 share(t.1),
                 share(t.2),
+                share(t.4),
             );
         }
     }

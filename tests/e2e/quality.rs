@@ -557,8 +557,19 @@ fn quality_harness_measures_this_binary_on_a_real_session_and_needles() {
             let t = (region as f64 * ratio) as u64;
             let ht = Score::of(case, &harness::head_tail_at(p, t));
             let nl = Score::of(case, &harness::naive_lines_at(p, t));
-            assert!(ht.summary_tokens <= t && nl.summary_tokens <= t);
+            let fs = Score::of(case, &harness::foresight_lines_at(case, t));
+            assert!(ht.summary_tokens <= t && nl.summary_tokens <= t && fs.summary_tokens <= t);
             assert!(ht.kept <= f.keep_all.kept && nl.kept <= f.keep_all.kept);
+            assert!(fs.kept <= f.keep_all.kept);
+            // The ceiling knows the facts: with room, it keeps at least what string-spotting does.
+            if ratio >= 0.3 {
+                assert!(
+                    fs.kept >= nl.kept,
+                    "foresight {} < naive {} at {ratio}",
+                    fs.kept,
+                    nl.kept
+                );
+            }
             assert!(
                 ht.kept <= last,
                 "head+tail at {ratio}: less room, fewer facts"
