@@ -759,26 +759,37 @@ fn naive_lines_chars(p: &Prepared, budget: usize) -> String {
         }
     }
     cands.sort_by(|a, b| b.score.cmp(&a.score).then(a.len.cmp(&b.len)));
-    compose(budget, &|mut left| {
-        let mut chosen: HashSet<(usize, usize)> = HashSet::new();
-        for c in &cands {
-            if c.len <= left {
-                left -= c.len;
-                chosen.insert((c.out, c.line));
-            }
-        }
-        outs.iter()
-            .enumerate()
-            .map(|(k, o)| {
-                o.lines()
-                    .enumerate()
-                    .filter(|(li, _)| chosen.contains(&(k, *li)))
-                    .map(|(_, l)| l)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .collect()
+    compose(budget, &|left| {
+        keep_lines(&outs, cands.iter().map(|c| (c.out, c.line, c.len)), left)
     })
+}
+
+/// A line keeper's text: the lines of `order` ((output, line, chars + newline), best first)
+/// that fit in `room` chars, each skipped when it does not, shown in session order under their
+/// output.
+fn keep_lines(
+    outs: &[&str],
+    order: impl Iterator<Item = (usize, usize, usize)>,
+    mut room: usize,
+) -> Vec<String> {
+    let mut chosen: HashSet<(usize, usize)> = HashSet::new();
+    for (out, line, len) in order {
+        if len <= room {
+            room -= len;
+            chosen.insert((out, line));
+        }
+    }
+    outs.iter()
+        .enumerate()
+        .map(|(k, o)| {
+            o.lines()
+                .enumerate()
+                .filter(|(li, _)| chosen.contains(&(k, *li)))
+                .map(|(_, l)| l)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
 }
 
 /// The foresight line keeper: a ceiling, not a baseline. It knows which facts the later turns
@@ -842,25 +853,9 @@ pub fn foresight_lines_at(case: &Case, tokens: u64) -> String {
         left.retain(|&c| c != b);
     }
     fit(tokens, &|budget| {
-        compose(budget, &|mut room| {
-            let mut chosen: HashSet<(usize, usize)> = HashSet::new();
-            for &c in &order {
-                if cands[c].2 <= room {
-                    room -= cands[c].2;
-                    chosen.insert((cands[c].0, cands[c].1));
-                }
-            }
-            outs.iter()
-                .enumerate()
-                .map(|(k, o)| {
-                    o.lines()
-                        .enumerate()
-                        .filter(|(li, _)| chosen.contains(&(k, *li)))
-                        .map(|(_, l)| l)
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-                .collect()
+        compose(budget, &|room| {
+            let picks = order.iter().map(|&c| (cands[c].0, cands[c].1, cands[c].2));
+            keep_lines(&outs, picks, room)
         })
     })
 }
