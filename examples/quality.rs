@@ -90,16 +90,17 @@ struct Args {
 
 fn run_spec(label: &str, args: &str) -> RunSpec {
     let args: Vec<String> = args.split_whitespace().map(str::to_string).collect();
-    let ratio = args
-        .iter()
-        .position(|a| a == "--target-ratio")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|r| r.parse().ok());
+    // The value after flag `name` in the run's args, when it parses.
+    fn value<T: std::str::FromStr>(args: &[String], name: &str) -> Option<T> {
+        let i = args.iter().position(|a| a == name)?;
+        args.get(i + 1)?.parse().ok()
+    }
     RunSpec {
         label: label.to_string(),
         pi_size: label.starts_with("pi-size"),
+        ratio: value(&args, "--target-ratio"),
+        max_tokens: value(&args, "--max-summary-tokens"),
         args,
-        ratio,
     }
 }
 

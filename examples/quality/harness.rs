@@ -485,6 +485,8 @@ pub struct RunSpec {
     /// The target ratio the run aims at, if any (baselines are sized to it when pi-shake
     /// writes nothing).
     pub ratio: Option<f64>,
+    /// The run's `--max-summary-tokens`, if any (its budget, with `ratio` the smaller of the two).
+    pub max_tokens: Option<u64>,
     /// Run at pi compaction points with `--max-summary-tokens` = pi's summary size.
     pub pi_size: bool,
 }
@@ -1378,18 +1380,12 @@ pub fn measure(
             };
             // pi's summary size at a pi-size point; else the smaller of the run's ratio of the
             // region and its `--max-summary-tokens` (pi-shake's own rule when both are given).
-            let max_tokens = r
-                .args
-                .iter()
-                .position(|a| a == "--max-summary-tokens")
-                .and_then(|i| r.args.get(i + 1))
-                .and_then(|n| n.parse::<u64>().ok());
             let by_ratio = r
                 .ratio
                 .map(|ratio| (p.region_tokens() as f64 * ratio).round() as u64);
             let budget_tokens = match (&case.pi_summary, r.pi_size) {
                 (Some(s), true) => Some(tokens_of(s)),
-                _ => match (by_ratio, max_tokens) {
+                _ => match (by_ratio, r.max_tokens) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 },

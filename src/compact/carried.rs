@@ -156,7 +156,6 @@ impl Carried {
     /// facts at 10% and 5%); with it the chains keep 97 and 83 of 127, against 62 and 32 of 128
     /// before either gain.
     pub fn name_files(&mut self, region_user: &str, kept_user: &str) {
-        use crate::compact::fit::{NAMED_NOW, USER_NAMED, named_file};
         for b in &mut self.blocks {
             let Some(path) = b
                 .header
@@ -167,12 +166,7 @@ impl Carried {
             else {
                 continue;
             };
-            if named_file(path, region_user) {
-                b.factor *= USER_NAMED;
-            }
-            if named_file(path, kept_user) {
-                b.factor *= NAMED_NOW;
-            }
+            b.factor *= crate::compact::fit::named_gain(path, region_user, kept_user);
         }
     }
 

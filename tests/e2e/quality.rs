@@ -503,12 +503,14 @@ fn quality_harness_measures_this_binary_on_a_real_session_and_needles() {
             label: "default".into(),
             args: Vec::new(),
             ratio: None,
+            max_tokens: None,
             pi_size: false,
         },
         RunSpec {
             label: "unknown flag".into(),
             args: vec!["--no-such-flag-for-the-quality-test".into()],
             ratio: Some(0.1),
+            max_tokens: None,
             pi_size: false,
         },
     ];

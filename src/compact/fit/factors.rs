@@ -44,10 +44,24 @@ pub const NAMED_NOW: f32 = 2.0;
 
 /// Whether `words` name the file at `path` (its name, at least 5 chars: shorter ones match
 /// too much prose).
-pub fn named_file(path: &str, words: &str) -> bool {
+fn named_file(path: &str, words: &str) -> bool {
     path.rsplit(['/', '\\'])
         .next()
         .is_some_and(|name| name.chars().count() >= 5 && words.contains(name))
+}
+
+/// The gain of a call on the file at `path`: [`USER_NAMED`] when the region's user messages
+/// (`region_user`) name it, times [`NAMED_NOW`] when the kept part's (`kept_user`) do. What
+/// [`factor`] applies to a region call (with its reasons) and a carried summary's call gets.
+pub fn named_gain(path: &str, region_user: &str, kept_user: &str) -> f32 {
+    let mut g = 1.0;
+    if named_file(path, region_user) {
+        g *= USER_NAMED;
+    }
+    if named_file(path, kept_user) {
+        g *= NAMED_NOW;
+    }
+    g
 }
 
 /// Which pairs work on a file that `words` name ([`named_file`]).

@@ -820,7 +820,7 @@ mod fill;
 mod levels;
 mod weights;
 use factors::factor;
-pub use factors::{NAMED_NOW, PairFacts, USER_NAMED, named_file, pair_facts};
+pub use factors::{NAMED_NOW, PairFacts, USER_NAMED, named_gain, pair_facts};
 use fill::fill;
 use levels::*;
 pub use weights::*;
