@@ -52,7 +52,7 @@ fn named_file(path: &str, words: &str) -> bool {
 
 /// The gain of a call on the file at `path`: [`USER_NAMED`] when the region's user messages
 /// (`region_user`) name it, times [`NAMED_NOW`] when the kept part's (`kept_user`) do. What
-/// [`factor`] applies to a region call (with its reasons) and a carried summary's call gets.
+/// the region factor applies to a call (with its reasons) and a carried summary's call gets.
 pub fn named_gain(path: &str, region_user: &str, kept_user: &str) -> f32 {
     let mut g = 1.0;
     if named_file(path, region_user) {
