@@ -26,12 +26,7 @@ pub fn finish(
     let o = &prep.options;
     let mut reports = Vec::with_capacity(prep.pairs.len());
     let mut actions = Vec::with_capacity(prep.pairs.len());
-    let probe_map: std::collections::HashMap<&str, u64> = prep
-        .request
-        .probes
-        .iter()
-        .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
-        .collect();
+    let probe_map = prep.request.question_tokens();
     let probe_tokens = |id: &str| probe_map.get(id).copied().unwrap_or(0);
     let score_map: std::collections::HashMap<&str, &PairScore> =
         scores.iter().map(|s| (s.pair_id.as_str(), s)).collect();

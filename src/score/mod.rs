@@ -82,6 +82,17 @@ pub struct ScoreRequest {
     pub kept_context: Vec<String>,
 }
 
+impl ScoreRequest {
+    /// Each probed pair's estimated question tokens, by pair id (pairs that were not asked
+    /// about are absent).
+    pub fn question_tokens(&self) -> std::collections::HashMap<&str, u64> {
+        self.probes
+            .iter()
+            .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
+            .collect()
+    }
+}
+
 /// Where a score came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

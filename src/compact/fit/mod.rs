@@ -690,12 +690,7 @@ pub fn finish(
     let pairs = std::mem::take(&mut prep.pairs);
     // Reports.
     let mut reports = Vec::with_capacity(n);
-    let probe_map: std::collections::HashMap<&str, u64> = prep
-        .request
-        .probes
-        .iter()
-        .map(|p| (p.pair.pair_id.as_str(), p.est_tokens))
-        .collect();
+    let probe_map = prep.request.question_tokens();
     for ((i, p), (action, lines, factor)) in pairs.into_iter().enumerate().zip(decided) {
         let id = p.id();
         let prior = prior_map.get(&id);
