@@ -15,6 +15,7 @@ use std::error::Error;
 use std::time::{Duration, Instant};
 
 use pi_shake::score::jev::{JevOptions, SystemOne};
+use pi_shake::score::wire::Transport;
 use pi_shake::score::{NoProgress, Scorer};
 use score_support::{JevEcho, Quirks, request};
 use wiremock::matchers::method;
@@ -53,13 +54,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     let scorer = SystemOne::with_env(
         JevOptions {
             url: Some(format!("{}/v1/systemone", server.uri())),
-            concurrency,
+            transport: Transport {
+                concurrency,
+                ..Transport::default()
+            },
             ..JevOptions::default()
         },
         &|_| None,
     )?;
     let batches = scorer.planned_requests(&req);
-    let lower = pi_shake::score::batch::lower_bound(&req, &scorer.options().limits);
+    let lower = pi_shake::score::batch::lower_bound(&req, &scorer.options().transport.limits);
     let bytes: usize = req
         .probes
         .iter()

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use super::batch::{FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
 use super::http::{self, Remote, Wire};
-use super::wire::{Protocol, WireScorer};
+use super::wire::{Protocol, Transport, WireScorer};
 use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, ScorerError};
 
 /// Default endpoint.
@@ -51,26 +51,12 @@ pub struct ChatOptions {
     pub url: Option<String>,
     /// Model name (`--chat-model`); required.
     pub model: String,
-    /// Requests in flight (default 4).
-    pub concurrency: usize,
-    /// Connect timeout (default 10 s).
-    pub connect_timeout: Duration,
-    /// Per-request timeout (default 120 s: local models write every number slowly).
-    pub request_timeout: Duration,
-    /// Allow plain `http://` to a non-loopback host.
-    pub allow_insecure_http: bool,
-    /// Attempts per batch (default 4).
-    pub max_attempts: u32,
-    /// Whole-run time budget (default 180 s).
-    pub run_budget: Duration,
-    /// First backoff delay when the server gives no wait (default 0.5 s).
-    pub backoff_base: Duration,
     /// Fixed sampling seed (default 0).
     pub seed: u64,
-    /// Size limits (default: Jev's, with at most 20 pairs per batch).
-    pub limits: Limits,
-    /// An explicit key; `None` reads `PI_SHAKE_CHAT_API_KEY`, then `OPENAI_API_KEY`.
-    pub api_key: Option<http::Secret>,
+    /// Concurrency, timeouts, retries, limits and key (default: [`Transport::default`] with a
+    /// 120 s request timeout, since local models write every number slowly, and at most 20 pairs
+    /// per batch).
+    pub transport: Transport,
 }
 
 impl Default for ChatOptions {
@@ -78,19 +64,15 @@ impl Default for ChatOptions {
         ChatOptions {
             url: None,
             model: String::new(),
-            concurrency: 4,
-            connect_timeout: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(120),
-            allow_insecure_http: false,
-            max_attempts: 4,
-            run_budget: Duration::from_secs(180),
-            backoff_base: Duration::from_millis(500),
             seed: 0,
-            limits: Limits {
-                max_pairs: DEFAULT_MAX_PAIRS,
-                ..Limits::default()
+            transport: Transport {
+                request_timeout: Duration::from_secs(120),
+                limits: Limits {
+                    max_pairs: DEFAULT_MAX_PAIRS,
+                    ..Limits::default()
+                },
+                ..Transport::default()
             },
-            api_key: None,
         }
     }
 }
@@ -102,38 +84,19 @@ impl Protocol for ChatOptions {
     const TYPE: &'static str = "ChatScorer";
     const NAME: &'static str = "chat";
     const EMPTY_MODEL: &'static str = "the chat scorer needs a model name";
+    const EXTRA_HEADERS: &'static [(&'static str, &'static str)] = &[];
 
     fn raw_url(&self) -> String {
         self.url.as_deref().unwrap_or(DEFAULT_URL).to_string()
     }
-    fn allow_insecure_http(&self) -> bool {
-        self.allow_insecure_http
-    }
     fn model(&self) -> &str {
         &self.model
     }
-    fn limits(&self) -> &Limits {
-        &self.limits
-    }
-    fn api_key(&self) -> Option<&http::Secret> {
-        self.api_key.as_ref()
+    fn transport(&self) -> &Transport {
+        &self.transport
     }
     fn key_vars(_: &reqwest::Url) -> Vec<&'static str> {
         KEY_VARS.to_vec()
-    }
-    fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a> {
-        Remote {
-            url,
-            key,
-            extra_headers: &[],
-            limits: &self.limits,
-            concurrency: self.concurrency,
-            connect_timeout: self.connect_timeout,
-            request_timeout: self.request_timeout,
-            max_attempts: self.max_attempts,
-            run_budget: self.run_budget,
-            backoff_base: self.backoff_base,
-        }
     }
     fn send(
         &self,
@@ -394,7 +357,7 @@ mod tests {
     fn schema_and_body_shape() {
         let req = request(100, &[40, 40]);
         let o = opts();
-        let sending = Sending::new(&req, &o.limits, vec![0; req.probes.len()], vec![]);
+        let sending = Sending::new(&req, &o.transport.limits, vec![0; req.probes.len()], vec![]);
         let wire = ChatWire {
             sending: &sending,
             opts: &o,
@@ -422,7 +385,7 @@ mod tests {
     fn parse_content_clamps_and_rounds() {
         let req = request(100, &[40]);
         let o = opts();
-        let sending = Sending::new(&req, &o.limits, vec![0; req.probes.len()], vec![]);
+        let sending = Sending::new(&req, &o.transport.limits, vec![0; req.probes.len()], vec![]);
         let wire = ChatWire {
             sending: &sending,
             opts: &o,

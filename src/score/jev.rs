@@ -12,15 +12,14 @@
 //! answer are summed into the run's [`ScoreNotes`].
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
 
-use super::batch::{FULL_CRITERIA, Limits, Sending, USEFUL_CRITERIA};
+use super::batch::{FULL_CRITERIA, Sending, USEFUL_CRITERIA};
 use super::http::{self, Remote, Wire};
-use super::wire::{Protocol, WireScorer};
+use super::wire::{Protocol, Transport, WireScorer};
 use super::{PairScore, Progress, ScoreNotes, ScoreRequest, ScoreSource, ScorerError};
 
 /// Default base URL; the endpoint is `{base}/v1/systemone`.
@@ -44,24 +43,8 @@ pub struct JevOptions {
     pub url: Option<String>,
     /// Model alias or pinned version (`--jev-model`, default `jev-latest`).
     pub model: String,
-    /// Requests in flight (`--jev-concurrency`, default 4).
-    pub concurrency: usize,
-    /// Connect timeout (default 10 s).
-    pub connect_timeout: Duration,
-    /// Per-request timeout, body included (`--jev-timeout`, default 60 s).
-    pub request_timeout: Duration,
-    /// Allow plain `http://` to a non-loopback host (`--allow-insecure-http`).
-    pub allow_insecure_http: bool,
-    /// Attempts per batch (default 4).
-    pub max_attempts: u32,
-    /// Whole-run time budget (default 180 s).
-    pub run_budget: Duration,
-    /// First backoff delay when the server gives no wait (default 0.5 s, doubling, capped 8 s).
-    pub backoff_base: Duration,
-    /// Request size limits.
-    pub limits: Limits,
-    /// An explicit key; `None` reads `PI_SHAKE_JEV_API_KEY`, then `TYPESAFE_API_KEY`.
-    pub api_key: Option<http::Secret>,
+    /// Concurrency, timeouts, retries, limits and key (default: [`Transport::default`]).
+    pub transport: Transport,
 }
 
 impl Default for JevOptions {
@@ -69,15 +52,7 @@ impl Default for JevOptions {
         JevOptions {
             url: None,
             model: DEFAULT_MODEL.to_string(),
-            concurrency: 4,
-            connect_timeout: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(60),
-            allow_insecure_http: false,
-            max_attempts: 4,
-            run_budget: Duration::from_secs(180),
-            backoff_base: Duration::from_millis(500),
-            limits: Limits::default(),
-            api_key: None,
+            transport: Transport::default(),
         }
     }
 }
@@ -89,6 +64,8 @@ impl Protocol for JevOptions {
     const TYPE: &'static str = "SystemOne";
     const NAME: &'static str = "jev";
     const EMPTY_MODEL: &'static str = "the Jev model name is empty";
+    const EXTRA_HEADERS: &'static [(&'static str, &'static str)] =
+        &[("pi-shake-protocol", PROTOCOL)];
 
     fn raw_url(&self) -> String {
         match &self.url {
@@ -96,17 +73,11 @@ impl Protocol for JevOptions {
             None => format!("{DEFAULT_BASE}{ENDPOINT_PATH}"),
         }
     }
-    fn allow_insecure_http(&self) -> bool {
-        self.allow_insecure_http
-    }
     fn model(&self) -> &str {
         &self.model
     }
-    fn limits(&self) -> &Limits {
-        &self.limits
-    }
-    fn api_key(&self) -> Option<&http::Secret> {
-        self.api_key.as_ref()
+    fn transport(&self) -> &Transport {
+        &self.transport
     }
     /// `PI_SHAKE_JEV_API_KEY`, `TYPESAFE_API_KEY`; `OPENROUTER_API_KEY` only for openrouter.ai
     /// (never send a key to a host it is not for).
@@ -116,20 +87,6 @@ impl Protocol for JevOptions {
             vars.push(OPENROUTER_KEY_VAR);
         }
         vars
-    }
-    fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a> {
-        Remote {
-            url,
-            key,
-            extra_headers: &[("pi-shake-protocol", PROTOCOL)],
-            limits: &self.limits,
-            concurrency: self.concurrency,
-            connect_timeout: self.connect_timeout,
-            request_timeout: self.request_timeout,
-            max_attempts: self.max_attempts,
-            run_budget: self.run_budget,
-            backoff_base: self.backoff_base,
-        }
     }
     fn send(
         &self,
@@ -344,6 +301,7 @@ impl Wire for JevWire<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::batch::Limits;
     use crate::score::batch::tests::request;
     use crate::score::{NoProgress, Scorer};
 
@@ -401,17 +359,18 @@ mod tests {
         assert_eq!(s.receiving_host(), "127.0.0.1:8080");
         let opts = JevOptions {
             url: Some("http://jev.example/v1/systemone".into()),
-            api_key: Some("k".into()),
+            transport: Transport {
+                api_key: Some("k".into()),
+                ..Transport::default()
+            },
             ..JevOptions::default()
         };
         assert_eq!(
             SystemOne::with_env(opts.clone(), &no_env).unwrap_err().kind,
             "insecure-url"
         );
-        let opts = JevOptions {
-            allow_insecure_http: true,
-            ..opts
-        };
+        let mut opts = opts;
+        opts.transport.allow_insecure_http = true;
         assert!(SystemOne::with_env(opts, &no_env).is_ok());
     }
 

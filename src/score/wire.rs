@@ -2,13 +2,58 @@
 //! notes, and everything of [`Scorer`] the two protocols share. A protocol — Jev / System One
 //! ([`super::jev`], [`super::jev::SystemOne`]) or the OpenAI-compatible chat adapter
 //! ([`super::chat`], [`super::chat::ChatScorer`]) — is its options type: it brings its defaults,
-//! its key variables, the knobs of its transport ([`Remote`]) and its wire.
+//! its key variables, its extra headers and its wire; the knobs of the transport they share
+//! ([`Transport`]: concurrency, timeouts, retries, limits, key) become a [`Remote`] here.
 
 use std::sync::Mutex;
+use std::time::Duration;
 
 use super::batch::{self, Limits};
 use super::http::{self, Remote, Secret};
 use super::{PairScore, Progress, ScoreNotes, ScoreRequest, Scorer, ScorerError};
+
+/// The transport knobs both protocols share. The default is Jev's; the chat adapter's
+/// ([`super::chat::ChatOptions`]) waits 120 s per request and sends at most 20 pairs per batch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transport {
+    /// Requests in flight (`--concurrency`, default 4).
+    pub concurrency: usize,
+    /// Connect timeout (default 10 s).
+    pub connect_timeout: Duration,
+    /// Per-request timeout, body included (`--timeout`, default 60 s; chat: 120 s, local models
+    /// write every number slowly).
+    pub request_timeout: Duration,
+    /// Allow plain `http://` to a non-loopback host (`--allow-insecure-http`).
+    pub allow_insecure_http: bool,
+    /// Attempts per batch (default 4).
+    pub max_attempts: u32,
+    /// Whole-run time budget (default 180 s).
+    pub run_budget: Duration,
+    /// First backoff delay when the server gives no wait (default 0.5 s, doubling, capped 8 s).
+    pub backoff_base: Duration,
+    /// Request size limits (chat: Jev's, with at most 20 pairs per batch).
+    pub limits: Limits,
+    /// An explicit key; `None` reads the protocol's key variables ([`Protocol::key_vars`]): Jev's
+    /// `PI_SHAKE_JEV_API_KEY`, then `TYPESAFE_API_KEY`; chat's `PI_SHAKE_CHAT_API_KEY`, then
+    /// `OPENAI_API_KEY`.
+    pub api_key: Option<Secret>,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport {
+            concurrency: 4,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            allow_insecure_http: false,
+            max_attempts: 4,
+            run_budget: Duration::from_secs(180),
+            backoff_base: Duration::from_millis(500),
+            limits: Limits::default(),
+            api_key: None,
+        }
+    }
+}
 
 /// What a protocol's options tell [`WireScorer`], and how the protocol sends.
 pub trait Protocol: Sized {
@@ -18,21 +63,34 @@ pub trait Protocol: Sized {
     const NAME: &'static str;
     /// The error when the model name is empty.
     const EMPTY_MODEL: &'static str;
+    /// Headers sent with every request besides the key, `Content-Type` and `Accept`.
+    const EXTRA_HEADERS: &'static [(&'static str, &'static str)];
 
     /// The endpoint URL as given, else the protocol's default.
     fn raw_url(&self) -> String;
-    /// Whether plain `http://` to a non-loopback host is allowed.
-    fn allow_insecure_http(&self) -> bool;
     /// The model name.
     fn model(&self) -> &str;
-    /// The request size limits.
-    fn limits(&self) -> &Limits;
-    /// An explicit key, if any.
-    fn api_key(&self) -> Option<&Secret>;
+    /// The transport knobs: limits, concurrency, timeouts, retries, explicit key.
+    fn transport(&self) -> &Transport;
     /// The environment variables a key for `url` is read from, in lookup order.
     fn key_vars(url: &reqwest::Url) -> Vec<&'static str>;
-    /// How requests go to `url` with `key`: headers, limits, concurrency, timeouts, retries.
-    fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a>;
+    /// How requests go to `url` with `key`: [`Protocol::EXTRA_HEADERS`] and the
+    /// [`Transport`]'s limits, concurrency, timeouts and retries.
+    fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a> {
+        let t = self.transport();
+        Remote {
+            url,
+            key,
+            extra_headers: Self::EXTRA_HEADERS,
+            limits: &t.limits,
+            concurrency: t.concurrency,
+            connect_timeout: t.connect_timeout,
+            request_timeout: t.request_timeout,
+            max_attempts: t.max_attempts,
+            run_budget: t.run_budget,
+            backoff_base: t.backoff_base,
+        }
+    }
     /// Score `req` through `remote` over the protocol's wire (its own checks of `req` first);
     /// the run's notes replace `notes`.
     fn send(
@@ -78,11 +136,12 @@ impl<P: Protocol> WireScorer<P> {
         opts: P,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<WireScorer<P>, ScorerError> {
-        let url = http::check_url(&opts.raw_url(), opts.allow_insecure_http())?;
+        let t = opts.transport();
+        let url = http::check_url(&opts.raw_url(), t.allow_insecure_http)?;
         if opts.model().trim().is_empty() {
             return Err(http::local_error("config", P::EMPTY_MODEL));
         }
-        let key = http::resolve_key(opts.api_key(), env, &P::key_vars(&url), &url)?;
+        let key = http::resolve_key(t.api_key.as_ref(), env, &P::key_vars(&url), &url)?;
         Ok(WireScorer {
             opts,
             url,
@@ -120,7 +179,10 @@ impl<P: Protocol> WireScorer<P> {
     /// The batches `req` would be sent in: probe indices into [`batch::fit`]`(req)` (the same as
     /// `req`'s when every pair fits a request of its own).
     pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
-        batch::pack(&batch::fit(req, self.opts.limits()).req, self.opts.limits())
+        batch::pack(
+            &batch::fit(req, &self.opts.transport().limits).req,
+            &self.opts.transport().limits,
+        )
     }
 }
 
@@ -135,11 +197,11 @@ impl<P: Protocol> Scorer for WireScorer<P> {
     }
 
     fn planned_requests(&self, req: &ScoreRequest) -> usize {
-        batch::request_count(req, self.opts.limits())
+        batch::request_count(req, &self.opts.transport().limits)
     }
 
     fn plan_notes(&self, req: &ScoreRequest) -> ScoreNotes {
-        batch::plan_notes(req, self.opts.limits())
+        batch::plan_notes(req, &self.opts.transport().limits)
     }
 
     fn notes(&self) -> ScoreNotes {

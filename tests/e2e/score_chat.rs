@@ -11,6 +11,7 @@ use crate::score_support;
 use std::time::Duration;
 
 use pi_shake::score::chat::{ChatOptions, ChatScorer};
+use pi_shake::score::wire::Transport;
 use pi_shake::score::{NoProgress, ScoreSource, Scorer};
 use score_support::*;
 use serde_json::{Value, json};
@@ -26,14 +27,18 @@ fn start() -> (tokio::runtime::Runtime, MockServer) {
 }
 
 fn opts(server: &MockServer) -> ChatOptions {
+    let chat = ChatOptions::default();
     ChatOptions {
         url: Some(format!("{}/v1/chat/completions", server.uri())),
         model: "local-judge".into(),
-        api_key: Some(KEY.into()),
-        backoff_base: Duration::from_millis(1),
-        request_timeout: Duration::from_secs(5),
         seed: 7,
-        ..ChatOptions::default()
+        // The chat defaults (at most 20 pairs per batch) for the rest.
+        transport: Transport {
+            api_key: Some(KEY.into()),
+            backoff_base: Duration::from_millis(1),
+            request_timeout: Duration::from_secs(5),
+            ..chat.transport
+        },
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use pi_shake::score::batch::{self, Limits};
 use pi_shake::score::jev::{JevOptions, SystemOne};
+use pi_shake::score::wire::Transport;
 use pi_shake::score::{NoProgress, ScoreSource, Scorer};
 use score_support::*;
 use serde_json::value::RawValue;
@@ -29,11 +30,21 @@ fn start() -> (tokio::runtime::Runtime, MockServer) {
 fn opts(server: &MockServer) -> JevOptions {
     JevOptions {
         url: Some(format!("{}/v1/systemone", server.uri())),
-        api_key: Some(KEY.into()),
-        backoff_base: Duration::from_millis(1),
-        request_timeout: Duration::from_secs(5),
+        transport: Transport {
+            api_key: Some(KEY.into()),
+            backoff_base: Duration::from_millis(1),
+            request_timeout: Duration::from_secs(5),
+            ..Transport::default()
+        },
         ..JevOptions::default()
     }
+}
+
+/// [`opts`] with some transport knobs changed by `set`.
+fn opts_with(server: &MockServer, set: impl FnOnce(&mut Transport)) -> JevOptions {
+    let mut o = opts(server);
+    set(&mut o.transport);
+    o
 }
 
 fn scorer(o: JevOptions) -> SystemOne {
@@ -79,13 +90,7 @@ fn request_shape_headers_auth_and_identical_state() {
     let (rt, server) = start();
     mount(&rt, &server, echo(Quirks::default()));
     // Small request budget → several batches of the same state.
-    let o = JevOptions {
-        limits: Limits {
-            request_max: 9_000,
-            ..Limits::default()
-        },
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.limits.request_max = 9_000);
     let req = request(12, 1_000, |_| 3_000);
     let s = scorer(o);
     let planned = s.planned_requests(&req);
@@ -172,10 +177,7 @@ fn request_shape_headers_auth_and_identical_state() {
 fn loopback_without_key_sends_no_authorization() {
     let (rt, server) = start();
     mount(&rt, &server, echo(Quirks::default()));
-    let o = JevOptions {
-        api_key: None,
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.api_key = None);
     let s = scorer(o);
     assert_eq!(
         s.receiving_host(),
@@ -190,15 +192,12 @@ fn loopback_without_key_sends_no_authorization() {
 fn hundreds_of_pairs_are_batched_within_limits() {
     let (rt, server) = start();
     mount(&rt, &server, echo(Quirks::default()));
-    let o = JevOptions {
-        concurrency: 8,
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.concurrency = 8);
     // 600 pairs, outputs from 300 to ~7,500 chars (the single-window cap), a 20k-token state.
     let req = request(600, 20_000, |i| 300 + (i * 7_919) % 7_200);
     let s = scorer(o.clone());
     let batches = s.batches(&req);
-    let lb = batch::lower_bound(&req, &o.limits);
+    let lb = batch::lower_bound(&req, &o.transport.limits);
     assert!(
         batches.len() >= lb && batches.len() <= 2 * lb,
         "{} vs {lb}",
@@ -210,7 +209,7 @@ fn hundreds_of_pairs_are_batched_within_limits() {
 
     let reqs = requests(&rt, &server);
     assert_eq!(reqs.len(), batches.len());
-    let l = &o.limits;
+    let l = &o.transport.limits;
     for r in &reqs {
         let ids = jev_ids(&r.body);
         let pairs: Vec<usize> = ids.iter().step_by(2).map(|id| pair_number(id)).collect();
@@ -249,10 +248,7 @@ fn rate_limited_with_retry_after_zero_then_success() {
     );
     mount(&rt, &server, echo(Quirks::default()));
     // Backoff base of 10 s: only honouring Retry-After: 0 keeps this test fast.
-    let o = JevOptions {
-        backoff_base: Duration::from_secs(10),
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.backoff_base = Duration::from_secs(10));
     let progress = Recorder::default();
     let t = Instant::now();
     let scores = scorer(o)
@@ -355,14 +351,10 @@ fn failure_carries_partial_scores() {
             .with_priority(1),
     );
     mount(&rt, &server, echo(Quirks::default()));
-    let o = JevOptions {
-        concurrency: 1,
-        limits: Limits {
-            max_pairs: 2,
-            ..Limits::default()
-        },
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| {
+        t.concurrency = 1;
+        t.limits.max_pairs = 2;
+    });
     let e = scorer(o)
         .score(&request(6, 100, |_| 200), &NoProgress)
         .unwrap_err();
@@ -532,10 +524,9 @@ fn unauthorized_401_fails_immediately() {
         ),
     );
     let t = Instant::now();
-    let e = scorer(JevOptions {
-        backoff_base: Duration::from_secs(5),
-        ..opts(&server)
-    })
+    let e = scorer(opts_with(&server, |t| {
+        t.backoff_base = Duration::from_secs(5)
+    }))
     .score(&request(2, 100, |_| 200), &NoProgress)
     .unwrap_err();
     assert!(t.elapsed() < Duration::from_secs(2));
@@ -595,11 +586,10 @@ fn run_budget_stops_retrying() {
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(503).insert_header("retry-after-ms", "250")),
     );
-    let o = JevOptions {
-        run_budget: Duration::from_millis(400),
-        max_attempts: 10,
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| {
+        t.run_budget = Duration::from_millis(400);
+        t.max_attempts = 10;
+    });
     let t = Instant::now();
     let e = scorer(o)
         .score(&request(1, 100, |_| 200), &NoProgress)
@@ -618,11 +608,10 @@ fn request_timeout_is_retried_then_reported() {
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(3))),
     );
-    let o = JevOptions {
-        request_timeout: Duration::from_millis(150),
-        max_attempts: 2,
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| {
+        t.request_timeout = Duration::from_millis(150);
+        t.max_attempts = 2;
+    });
     let t = Instant::now();
     let e = scorer(o)
         .score(&request(1, 100, |_| 200), &NoProgress)
@@ -647,8 +636,11 @@ fn connection_refused_is_retried_then_reported() {
         .port();
     let o = JevOptions {
         url: Some(format!("http://127.0.0.1:{port}/v1/systemone")),
-        api_key: Some(KEY.into()),
-        backoff_base: Duration::from_millis(1),
+        transport: Transport {
+            api_key: Some(KEY.into()),
+            backoff_base: Duration::from_millis(1),
+            ..Transport::default()
+        },
         ..JevOptions::default()
     };
     let progress = Recorder::default();
@@ -674,13 +666,7 @@ fn answers_completing_out_of_order_are_merged_by_id() {
             ..Quirks::default()
         }),
     );
-    let o = JevOptions {
-        limits: Limits {
-            max_pairs: 3,
-            ..Limits::default()
-        },
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.limits.max_pairs = 3);
     let progress = Recorder::default();
     let t = Instant::now();
     let scores = scorer(o)
@@ -701,10 +687,7 @@ fn oversize_pair_is_shrunk_to_fit_and_scored_by_jev() {
     // t1's question alone is over 32,000 × 0.95 with the state.
     let req = request(3, 20_000, |i| if i == 1 { 120_000 } else { 200 });
     assert!(!batch::fits_alone(&req, &Limits::default(), 1));
-    let s = scorer(JevOptions {
-        concurrency: 1,
-        ..opts(&server)
-    });
+    let s = scorer(opts_with(&server, |t| t.concurrency = 1));
     let planned = s.planned_requests(&req);
     let scores = s.score(&req, &NoProgress).unwrap();
     assert_expected(&scores, 3);
@@ -778,10 +761,7 @@ fn pair_too_large_even_at_the_smallest_windows_is_scored_offline() {
     // Long arguments keep even the smallest header large.
     req.probes[1].pair.args = json!({"command": "x".repeat(20_000)}).into();
     let limits = tight_limits(20_000, &req.probes[0], &req.probes[1]);
-    let s = scorer(JevOptions {
-        limits,
-        ..opts(&server)
-    });
+    let s = scorer(opts_with(&server, |t| t.limits = limits));
     let planned = s.planned_requests(&req);
     let scores = s.score(&req, &NoProgress).unwrap();
     let got: Vec<(&str, ScoreSource)> = scores
@@ -885,13 +865,7 @@ fn lone_pair_still_too_large_at_the_smallest_windows_is_scored_offline() {
             .with_priority(1),
     );
     mount(&rt, &server, echo(Quirks::default()));
-    let o = JevOptions {
-        limits: Limits {
-            max_pairs: 1,
-            ..Limits::default()
-        },
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.limits.max_pairs = 1);
     let s = scorer(o);
     let scores = s.score(&request(3, 100, |_| 7_000), &NoProgress).unwrap();
     let src: Vec<ScoreSource> = scores.iter().map(|x| x.source).collect();
@@ -916,13 +890,7 @@ fn lone_pair_still_too_large_at_the_smallest_windows_is_scored_offline() {
 fn usage_is_summed_and_listed_per_request() {
     let (rt, server) = start();
     mount(&rt, &server, echo(Quirks::default()));
-    let o = JevOptions {
-        limits: Limits {
-            request_max: 9_000,
-            ..Limits::default()
-        },
-        ..opts(&server)
-    };
+    let o = opts_with(&server, |t| t.limits.request_max = 9_000);
     let req = request(12, 1_000, |_| 3_000);
     let s = scorer(o);
     let planned = s.planned_requests(&req) as u64;
@@ -964,15 +932,18 @@ fn max_in_flight(concurrency: Option<usize>, batches: usize) -> usize {
     let srv = CountingServer::start(Duration::from_millis(400));
     let mut o = JevOptions {
         url: Some(srv.url.clone()),
-        limits: Limits {
-            max_pairs: 1,
-            ..Limits::default()
+        transport: Transport {
+            limits: Limits {
+                max_pairs: 1,
+                ..Limits::default()
+            },
+            request_timeout: Duration::from_secs(20),
+            ..Transport::default()
         },
-        request_timeout: Duration::from_secs(20),
         ..JevOptions::default()
     };
     if let Some(n) = concurrency {
-        o.concurrency = n;
+        o.transport.concurrency = n;
     }
     let scores = scorer(o)
         .score(&request(batches, 100, |_| 200), &NoProgress)
@@ -985,7 +956,7 @@ fn max_in_flight(concurrency: Option<usize>, batches: usize) -> usize {
 
 #[test]
 fn at_most_four_requests_in_flight_by_default() {
-    assert_eq!(JevOptions::default().concurrency, 4);
+    assert_eq!(JevOptions::default().transport.concurrency, 4);
     assert_eq!(max_in_flight(None, 16), 4);
 }
 

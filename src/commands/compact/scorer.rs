@@ -10,6 +10,7 @@ use crate::score::chat::{ChatOptions, ChatScorer};
 use crate::score::jev::{JevOptions, SystemOne};
 use crate::score::offline::Heuristic;
 use crate::score::replay::Replay;
+use crate::score::wire::Transport;
 use crate::score::{Scorer, ScorerError};
 
 pub(super) fn scorer_fault(e: ScorerError) -> anyhow::Error {
@@ -20,7 +21,6 @@ pub(super) fn scorer_fault(e: ScorerError) -> anyhow::Error {
 
 /// Build the scorer the flags ask for; `None` host for local scorers.
 pub(super) fn build_scorer(args: &CompactArgs) -> Result<(Box<dyn Scorer>, Option<String>)> {
-    let timeout = std::time::Duration::from_secs(args.timeout.max(1));
     Ok(match args.scorer {
         ScorerArg::Offline => (Box::new(Heuristic), None),
         ScorerArg::Replay => {
@@ -39,14 +39,12 @@ pub(super) fn build_scorer(args: &CompactArgs) -> Result<(Box<dyn Scorer>, Optio
             )
         }
         ScorerArg::Jev => {
-            let opts = JevOptions {
+            let mut opts = JevOptions {
                 url: args.jev_url.clone(),
                 model: args.jev_model.clone(),
-                concurrency: args.concurrency.max(1),
-                request_timeout: timeout,
-                allow_insecure_http: args.allow_insecure_http,
                 ..JevOptions::default()
             };
+            flag_transport(&mut opts.transport, args);
             let s = SystemOne::new(opts).map_err(scorer_fault)?;
             let host = s.receiving_host();
             (Box::new(s), Some(host))
@@ -57,17 +55,23 @@ pub(super) fn build_scorer(args: &CompactArgs) -> Result<(Box<dyn Scorer>, Optio
                     Fault::new(FaultKind::Usage, "--scorer chat needs --chat-model NAME").into(),
                 );
             };
-            let opts = ChatOptions {
+            let mut opts = ChatOptions {
                 url: args.chat_url.clone(),
                 model,
-                concurrency: args.concurrency.max(1),
-                request_timeout: timeout,
-                allow_insecure_http: args.allow_insecure_http,
                 ..ChatOptions::default()
             };
+            flag_transport(&mut opts.transport, args);
             let s = ChatScorer::new(opts).map_err(scorer_fault)?;
             let host = s.receiving_host();
             (Box::new(s), Some(host))
         }
     })
+}
+
+/// The transport knobs the flags set (`--concurrency`, `--timeout`, `--allow-insecure-http`);
+/// the rest keep the protocol's defaults.
+fn flag_transport(t: &mut Transport, args: &CompactArgs) {
+    t.concurrency = args.concurrency.max(1);
+    t.request_timeout = std::time::Duration::from_secs(args.timeout.max(1));
+    t.allow_insecure_http = args.allow_insecure_http;
 }

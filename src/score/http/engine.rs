@@ -29,7 +29,7 @@ use crate::score::{
 };
 
 /// How a wire scorer sends: its checked endpoint and key, the request limits, and how hard to
-/// try (its options' fields, borrowed).
+/// try (its options' [`Transport`](crate::score::wire::Transport) and headers, borrowed).
 pub struct Remote<'a> {
     pub url: &'a Url,
     pub key: Option<&'a str>,
