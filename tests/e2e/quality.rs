@@ -431,53 +431,49 @@ fn record_generator_checks(gens: &[Gen], again: &[Gen], last_tokens: u64) {
     assert!(kinds.len() >= 10, "varied needle kinds: {kinds:?}");
 }
 
-#[test]
-fn sealed_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
-    let b: Vec<_> = (0..12).map(|i| sealed::generate_one(3, i)).collect();
-    let c = sealed::generate_one(4, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let gens = gens!(a);
-    record_generator_checks(&gens, &gens!(b), 2_500);
-    let specs = sealed::specs(3, 12, &temp_dir("sealed")).unwrap();
-    pi_loads_and_needles_are_region_facts(specs, &gens);
+/// A generator's test: two runs of seed `$seed` give the same bytes and another seed others;
+/// every case passes [`record_generator_checks`]; real pi loads every case and its needles are
+/// region facts.
+macro_rules! generator_test {
+    ($test:ident, $gen:ident, $seed:expr, $last_tokens:expr) => {
+        #[test]
+        fn $test() {
+            let a: Vec<_> = (0..12).map(|i| $gen::generate_one($seed, i)).collect();
+            let b: Vec<_> = (0..12).map(|i| $gen::generate_one($seed, i)).collect();
+            let c = $gen::generate_one($seed + 1, 0);
+            assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
+            let gens = gens!(a);
+            record_generator_checks(&gens, &gens!(b), $last_tokens);
+            let specs = $gen::specs($seed, 12, &temp_dir(stringify!($gen))).unwrap();
+            pi_loads_and_needles_are_region_facts(specs, &gens);
+        }
+    };
 }
 
-#[test]
-fn unseen_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..12).map(|i| unseen::generate_one(7, i)).collect();
-    let b: Vec<_> = (0..12).map(|i| unseen::generate_one(7, i)).collect();
-    let c = unseen::generate_one(8, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let gens = gens!(a);
-    record_generator_checks(&gens, &gens!(b), 2_600);
-    let specs = unseen::specs(7, 12, &temp_dir("unseen")).unwrap();
-    pi_loads_and_needles_are_region_facts(specs, &gens);
-}
-
-#[test]
-fn veiled_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..12).map(|i| veiled::generate_one(7, i)).collect();
-    let b: Vec<_> = (0..12).map(|i| veiled::generate_one(7, i)).collect();
-    let c = veiled::generate_one(8, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let gens = gens!(a);
-    record_generator_checks(&gens, &gens!(b), 2_600);
-    let specs = veiled::specs(7, 12, &temp_dir("veiled")).unwrap();
-    pi_loads_and_needles_are_region_facts(specs, &gens);
-}
-
-#[test]
-fn cloaked_needles_are_deterministic_valid_and_used_later() {
-    let a: Vec<_> = (0..12).map(|i| cloaked::generate_one(7, i)).collect();
-    let b: Vec<_> = (0..12).map(|i| cloaked::generate_one(7, i)).collect();
-    let c = cloaked::generate_one(8, 0);
-    assert_ne!(a[0].lines, c.lines, "another seed, other bytes");
-    let gens = gens!(a);
-    record_generator_checks(&gens, &gens!(b), 2_600);
-    let specs = cloaked::specs(7, 12, &temp_dir("cloaked")).unwrap();
-    pi_loads_and_needles_are_region_facts(specs, &gens);
-}
+generator_test!(
+    sealed_needles_are_deterministic_valid_and_used_later,
+    sealed,
+    3,
+    2_500
+);
+generator_test!(
+    unseen_needles_are_deterministic_valid_and_used_later,
+    unseen,
+    7,
+    2_600
+);
+generator_test!(
+    veiled_needles_are_deterministic_valid_and_used_later,
+    veiled,
+    7,
+    2_600
+);
+generator_test!(
+    cloaked_needles_are_deterministic_valid_and_used_later,
+    cloaked,
+    7,
+    2_600
+);
 
 #[test]
 fn quality_harness_measures_this_binary_on_a_real_session_and_needles() {
