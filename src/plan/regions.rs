@@ -62,27 +62,22 @@ fn open_tag(line: &str) -> Option<&str> {
     }
     let name_end = rest.find([' ', '\t']).unwrap_or(rest.len());
     let name = &rest[..name_end];
-    if name.is_empty()
-        || !name
+    tag_name(name)
+}
+
+/// `name` when it is a tag name: non-empty, lowercase ASCII letters, `_` and `-`.
+fn tag_name(name: &str) -> Option<&str> {
+    (!name.is_empty()
+        && name
             .chars()
-            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
-    {
-        return None;
-    }
-    Some(name)
+            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-'))
+    .then_some(name)
 }
 
 fn close_tag(line: &str) -> Option<&str> {
     let l = line.strip_suffix('\r').unwrap_or(line);
     let name = l.strip_prefix("</")?.strip_suffix('>')?;
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c == '_' || c == '-')
-    {
-        return None;
-    }
-    Some(name)
+    tag_name(name)
 }
 
 /// Whether `text` can hold a region at all: a fence line holds three backticks or tildes, and an
