@@ -179,10 +179,8 @@ impl<P: Protocol> WireScorer<P> {
     /// The batches `req` would be sent in: probe indices into [`batch::fit`]`(req)` (the same as
     /// `req`'s when every pair fits a request of its own).
     pub fn batches(&self, req: &ScoreRequest) -> Vec<Vec<usize>> {
-        batch::pack(
-            &batch::fit(req, &self.opts.transport().limits).req,
-            &self.opts.transport().limits,
-        )
+        let limits = &self.opts.transport().limits;
+        batch::pack(&batch::fit(req, limits).req, limits)
     }
 }
 
