@@ -389,12 +389,6 @@ pub fn commit_with(
     opts: &WriteOptions,
     write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
 ) -> Result<Written> {
-    if batch.is_empty() {
-        return Ok(Written {
-            bytes: 0,
-            entries: 0,
-        });
-    }
     append(
         s,
         t,
@@ -440,12 +434,6 @@ pub fn commit_streaming_with(
     chunk_bytes: usize,
     write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
 ) -> Result<Written> {
-    if batch.is_empty() {
-        return Ok(Written {
-            bytes: 0,
-            entries: 0,
-        });
-    }
     append(
         s,
         t,
@@ -477,6 +465,14 @@ enum Source<'a> {
 }
 
 impl Source<'_> {
+    /// Whether the first batch is empty (a stream only starts from a non-empty one).
+    fn is_empty(&self) -> bool {
+        match self {
+            Source::Once { batch, .. } => batch.is_empty(),
+            Source::Stream { batch, .. } => batch.is_empty(),
+        }
+    }
+
     /// The next chunk of whole lines, or None when everything was handed out.
     fn next(&mut self) -> Result<Option<&[u8]>> {
         match self {
@@ -522,6 +518,13 @@ fn append(
     write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
     src: &mut Source<'_>,
 ) -> Result<Written> {
+    // Nothing to append: the file is not even opened.
+    if src.is_empty() {
+        return Ok(Written {
+            bytes: 0,
+            entries: 0,
+        });
+    }
     check_writable(s, t, p)?;
     let path = &s.path;
     let meta = std::fs::symlink_metadata(path)

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use crate::jscompat::estimate_request_tokens;
 use crate::score::questions::{self, LADDER};
 
-use super::{OfflinePair, PairProbe, ScoreRequest, ScorerError, Shrunk};
+use super::{OfflinePair, PairProbe, PairScore, ScoreRequest, ScoreSource, ScorerError, Shrunk};
 
 /// `criteria` of the `useful_tN` question: (true, false).
 pub const USEFUL_CRITERIA: (&str, &str) = (
@@ -271,6 +271,31 @@ impl<'a> Sending<'a> {
             .get(i)
             .map(|p| p.pair.pair_id.clone())
             .unwrap_or_default()
+    }
+
+    /// The scores of the probes at `batch` from an answer: `answer(id)` reads the value of the
+    /// question `id` (`useful_{pair}`, `full_{pair}`) or says why the answer is invalid.
+    pub fn scores(
+        &self,
+        batch: &[usize],
+        source: ScoreSource,
+        model: Option<String>,
+        answer: impl Fn(&str) -> Result<f64, String>,
+    ) -> Result<Vec<PairScore>, String> {
+        batch
+            .iter()
+            .filter_map(|&i| self.req.probes.get(i))
+            .map(|p| {
+                let id = &p.pair.pair_id;
+                Ok(PairScore {
+                    pair_id: id.clone(),
+                    useful: answer(&format!("useful_{id}"))?,
+                    full: answer(&format!("full_{id}"))?,
+                    source,
+                    model: model.clone(),
+                })
+            })
+            .collect()
     }
 
     /// [`precheck`] of `batch` as it is sent now.

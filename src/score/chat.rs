@@ -255,20 +255,7 @@ impl Wire for ChatWire<'_> {
                 .map(clamp_round)
                 .ok_or_else(|| format!("no numeric answer for {id}"))
         };
-        batch
-            .iter()
-            .filter_map(|&i| self.sending.req.probes.get(i))
-            .map(|p| {
-                let id = &p.pair.pair_id;
-                Ok(PairScore {
-                    pair_id: id.clone(),
-                    useful: get(&format!("useful_{id}"))?,
-                    full: get(&format!("full_{id}"))?,
-                    source: ScoreSource::Chat,
-                    model: model.clone(),
-                })
-            })
-            .collect()
+        self.sending.scores(batch, ScoreSource::Chat, model, get)
     }
 
     fn halve_on_invalid(&self) -> bool {

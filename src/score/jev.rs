@@ -261,20 +261,8 @@ impl Wire for JevWire<'_> {
             .answers
             .ok_or_else(|| "the response has no answers".to_string())?;
         let model = resp.model.map(|m| http::cut(&m, 100));
-        batch
-            .iter()
-            .filter_map(|&i| self.sending.req.probes.get(i))
-            .map(|p| {
-                let id = &p.pair.pair_id;
-                Ok(PairScore {
-                    pair_id: id.clone(),
-                    useful: noul(&answers, &format!("useful_{id}"))?,
-                    full: noul(&answers, &format!("full_{id}"))?,
-                    source: ScoreSource::Jev,
-                    model: model.clone(),
-                })
-            })
-            .collect()
+        self.sending
+            .scores(batch, ScoreSource::Jev, model, |id| noul(&answers, id))
     }
 
     fn halve_on_invalid(&self) -> bool {
