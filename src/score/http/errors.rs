@@ -168,15 +168,7 @@ pub fn local_error(kind: &str, message: impl Into<String>) -> ScorerError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
+    use crate::score::http::test_headers as headers;
 
     #[test]
     fn error_body_dialects() {

@@ -24,3 +24,13 @@ pub use engine::{MAX_SPLIT_DEPTH, USER_AGENT};
 pub(crate) use engine::{Wire, run_batches, score_remote};
 pub use errors::*;
 pub use retry::*;
+
+/// A header map of `pairs` (the retry and error tests).
+#[cfg(test)]
+pub(crate) fn test_headers(pairs: &[(&'static str, &str)]) -> reqwest::header::HeaderMap {
+    let mut h = reqwest::header::HeaderMap::new();
+    for (k, v) in pairs {
+        h.insert(*k, reqwest::header::HeaderValue::from_str(v).unwrap());
+    }
+    h
+}

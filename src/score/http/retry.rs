@@ -95,16 +95,8 @@ pub fn parse_http_date(s: &str) -> Option<SystemTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
+    use crate::score::http::test_headers as headers;
     use std::time::UNIX_EPOCH;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
 
     #[test]
     fn retry_after_ms_wins_over_retry_after() {
