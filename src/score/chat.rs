@@ -196,8 +196,8 @@ fn unfence(s: &str) -> &str {
 }
 
 impl Wire for ChatWire<'_> {
-    fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
-        self.sending.precheck(batch)
+    fn sending(&self) -> &Sending<'_> {
+        self.sending
     }
 
     fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError> {
@@ -262,20 +262,8 @@ impl Wire for ChatWire<'_> {
         true
     }
 
-    fn pair_id(&self, i: usize) -> String {
-        self.sending.pair_id(i)
-    }
-
-    fn estimated_tokens(&self, batch: &[usize]) -> u64 {
-        self.sending.estimated_tokens(batch)
-    }
-
     fn usage(&self, body: &[u8]) -> Option<(u64, u64)> {
         usage_of(body)
-    }
-
-    fn shrink(&self, i: usize, why: &str) -> bool {
-        self.sending.shrink(i, why)
     }
 }
 

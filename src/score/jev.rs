@@ -238,8 +238,8 @@ fn noul(answers: &serde_json::Map<String, serde_json::Value>, id: &str) -> Resul
 }
 
 impl Wire for JevWire<'_> {
-    fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
-        self.sending.precheck(batch)
+    fn sending(&self) -> &Sending<'_> {
+        self.sending
     }
 
     fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError> {
@@ -269,20 +269,8 @@ impl Wire for JevWire<'_> {
         false
     }
 
-    fn pair_id(&self, i: usize) -> String {
-        self.sending.pair_id(i)
-    }
-
-    fn estimated_tokens(&self, batch: &[usize]) -> u64 {
-        self.sending.estimated_tokens(batch)
-    }
-
     fn usage(&self, body: &[u8]) -> Option<(u64, u64)> {
         usage_of(body)
-    }
-
-    fn shrink(&self, i: usize, why: &str) -> bool {
-        self.sending.shrink(i, why)
     }
 }
 

@@ -99,9 +99,11 @@ pub(crate) struct BatchFail {
 /// A wire format: renders a batch and validates the answer. Implemented by the Jev and chat
 /// adapters.
 pub(crate) trait Wire {
+    /// The probes as they are sent now (their windows, shrunk or not).
+    fn sending(&self) -> &Sending<'_>;
     /// Refuses a batch locally (e.g. one pair over the size limits) without sending it.
-    fn precheck(&self, _batch: &[usize]) -> Result<(), ScorerError> {
-        Ok(())
+    fn precheck(&self, batch: &[usize]) -> Result<(), ScorerError> {
+        self.sending().precheck(batch)
     }
     /// The JSON body for the probes at `batch`.
     fn body(&self, batch: &[usize]) -> Result<Vec<u8>, ScorerError>;
@@ -111,19 +113,19 @@ pub(crate) trait Wire {
     /// sends each half once (chat).
     fn halve_on_invalid(&self) -> bool;
     /// The pair id of probe `i` (for usage lines and messages).
-    fn pair_id(&self, i: usize) -> String;
+    fn pair_id(&self, i: usize) -> String {
+        self.sending().pair_id(i)
+    }
     /// pi-shake's estimate of the input tokens of a request for `batch`.
-    fn estimated_tokens(&self, _batch: &[usize]) -> u64 {
-        0
+    fn estimated_tokens(&self, batch: &[usize]) -> u64 {
+        self.sending().estimated_tokens(batch)
     }
     /// (input, output) tokens a 2xx body reports, if it does.
-    fn usage(&self, _body: &[u8]) -> Option<(u64, u64)> {
-        None
-    }
+    fn usage(&self, body: &[u8]) -> Option<(u64, u64)>;
     /// Re-renders probe `i` with smaller windows after the server said a request holding it
     /// alone is too large (`why`: e.g. `HTTP 413`); `false` when it is already at the smallest.
-    fn shrink(&self, _i: usize, _why: &str) -> bool {
-        false
+    fn shrink(&self, i: usize, why: &str) -> bool {
+        self.sending().shrink(i, why)
     }
 }
 
