@@ -6,54 +6,11 @@
 //! ([`Transport`]: concurrency, timeouts, retries, limits, key) become a [`Remote`] here.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
-use super::batch::{self, Limits};
-use super::http::{self, Remote, Secret};
+use super::batch;
+pub use super::http::Transport;
+use super::http::{self, Remote};
 use super::{PairScore, Progress, ScoreNotes, ScoreRequest, Scorer, ScorerError};
-
-/// The transport knobs both protocols share. The default is Jev's; the chat adapter's
-/// ([`super::chat::ChatOptions`]) waits 120 s per request and sends at most 20 pairs per batch.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Transport {
-    /// Requests in flight (`--concurrency`, default 4).
-    pub concurrency: usize,
-    /// Connect timeout (default 10 s).
-    pub connect_timeout: Duration,
-    /// Per-request timeout, body included (`--timeout`, default 60 s; chat: 120 s, local models
-    /// write every number slowly).
-    pub request_timeout: Duration,
-    /// Allow plain `http://` to a non-loopback host (`--allow-insecure-http`).
-    pub allow_insecure_http: bool,
-    /// Attempts per batch (default 4).
-    pub max_attempts: u32,
-    /// Whole-run time budget (default 180 s).
-    pub run_budget: Duration,
-    /// First backoff delay when the server gives no wait (default 0.5 s, doubling, capped 8 s).
-    pub backoff_base: Duration,
-    /// Request size limits (chat: Jev's, with at most 20 pairs per batch).
-    pub limits: Limits,
-    /// An explicit key; `None` reads the protocol's key variables ([`Protocol::key_vars`]): Jev's
-    /// `PI_SHAKE_JEV_API_KEY`, then `TYPESAFE_API_KEY`; chat's `PI_SHAKE_CHAT_API_KEY`, then
-    /// `OPENAI_API_KEY`.
-    pub api_key: Option<Secret>,
-}
-
-impl Default for Transport {
-    fn default() -> Self {
-        Transport {
-            concurrency: 4,
-            connect_timeout: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(60),
-            allow_insecure_http: false,
-            max_attempts: 4,
-            run_budget: Duration::from_secs(180),
-            backoff_base: Duration::from_millis(500),
-            limits: Limits::default(),
-            api_key: None,
-        }
-    }
-}
 
 /// What a protocol's options tell [`WireScorer`], and how the protocol sends.
 pub trait Protocol: Sized {
@@ -77,18 +34,11 @@ pub trait Protocol: Sized {
     /// How requests go to `url` with `key`: [`Protocol::EXTRA_HEADERS`] and the
     /// [`Transport`]'s limits, concurrency, timeouts and retries.
     fn remote<'a>(&'a self, url: &'a reqwest::Url, key: Option<&'a str>) -> Remote<'a> {
-        let t = self.transport();
         Remote {
             url,
             key,
             extra_headers: Self::EXTRA_HEADERS,
-            limits: &t.limits,
-            concurrency: t.concurrency,
-            connect_timeout: t.connect_timeout,
-            request_timeout: t.request_timeout,
-            max_attempts: t.max_attempts,
-            run_budget: t.run_budget,
-            backoff_base: t.backoff_base,
+            transport: self.transport(),
         }
     }
     /// Score `req` through `remote` over the protocol's wire (its own checks of `req` first);

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
-use super::endpoint::is_loopback;
+use super::endpoint::{Secret, is_loopback};
 use super::errors::{
     Class, classify, cut, local_error, parse_error_body, request_id, scrub, status_kind,
 };
@@ -28,19 +28,56 @@ use crate::score::{
     OfflinePair, PairScore, Progress, RequestUsage, ScoreNotes, ScoreRequest, ScorerError, Usage,
 };
 
-/// How a wire scorer sends: its checked endpoint and key, the request limits, and how hard to
-/// try (its options' [`Transport`](crate::score::wire::Transport) and headers, borrowed).
+/// The transport knobs both protocols share. The default is Jev's; the chat adapter's
+/// ([`crate::score::chat::ChatOptions`]) waits 120 s per request and sends at most 20 pairs per batch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transport {
+    /// Requests in flight (`--concurrency`, default 4).
+    pub concurrency: usize,
+    /// Connect timeout (default 10 s).
+    pub connect_timeout: Duration,
+    /// Per-request timeout, body included (`--timeout`, default 60 s; chat: 120 s, local models
+    /// write every number slowly).
+    pub request_timeout: Duration,
+    /// Allow plain `http://` to a non-loopback host (`--allow-insecure-http`).
+    pub allow_insecure_http: bool,
+    /// Attempts per batch (default 4).
+    pub max_attempts: u32,
+    /// Whole-run time budget (default 180 s).
+    pub run_budget: Duration,
+    /// First backoff delay when the server gives no wait (default 0.5 s, doubling, capped 8 s).
+    pub backoff_base: Duration,
+    /// Request size limits (chat: Jev's, with at most 20 pairs per batch).
+    pub limits: Limits,
+    /// An explicit key; `None` reads the protocol's key variables ([`crate::score::wire::Protocol::key_vars`]): Jev's
+    /// `PI_SHAKE_JEV_API_KEY`, then `TYPESAFE_API_KEY`; chat's `PI_SHAKE_CHAT_API_KEY`, then
+    /// `OPENAI_API_KEY`.
+    pub api_key: Option<Secret>,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport {
+            concurrency: 4,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            allow_insecure_http: false,
+            max_attempts: 4,
+            run_budget: Duration::from_secs(180),
+            backoff_base: Duration::from_millis(500),
+            limits: Limits::default(),
+            api_key: None,
+        }
+    }
+}
+
+/// How a wire scorer sends: its checked endpoint and key, its extra headers, and its options'
+/// [`Transport`] (limits, concurrency, timeouts, retries), borrowed.
 pub struct Remote<'a> {
     pub url: &'a Url,
     pub key: Option<&'a str>,
     pub extra_headers: &'a [(&'static str, &'static str)],
-    pub limits: &'a Limits,
-    pub concurrency: usize,
-    pub connect_timeout: Duration,
-    pub request_timeout: Duration,
-    pub max_attempts: u32,
-    pub run_budget: Duration,
-    pub backoff_base: Duration,
+    pub transport: &'a Transport,
 }
 
 /// One scoring run of a wire scorer: fit the request to the limits (pairs too large get smaller
@@ -53,22 +90,23 @@ pub(crate) fn score_remote(
     notes: &Mutex<ScoreNotes>,
     send: impl FnOnce(&EngineConfig<'_>, &Sending<'_>, &ScoreRequest, &[Vec<usize>]) -> Run,
 ) -> Result<Vec<PairScore>, ScorerError> {
-    let fitted = batch::fit(req, remote.limits);
-    let batches = batch::pack(&fitted.req, remote.limits);
-    let sending = Sending::new(&fitted.req, remote.limits, fitted.rungs, fitted.shrunk);
+    let t = remote.transport;
+    let fitted = batch::fit(req, &t.limits);
+    let batches = batch::pack(&fitted.req, &t.limits);
+    let sending = Sending::new(&fitted.req, &t.limits, fitted.rungs, fitted.shrunk);
     let policy = RetryPolicy {
-        max_attempts: remote.max_attempts,
-        run_budget: remote.run_budget,
-        base_delay: remote.backoff_base,
+        max_attempts: t.max_attempts,
+        run_budget: t.run_budget,
+        base_delay: t.backoff_base,
         ..RetryPolicy::default()
     };
     let cfg = EngineConfig {
         url: remote.url,
         key: remote.key,
         extra_headers: remote.extra_headers,
-        concurrency: remote.concurrency,
-        connect_timeout: remote.connect_timeout,
-        request_timeout: remote.request_timeout,
+        concurrency: t.concurrency,
+        connect_timeout: t.connect_timeout,
+        request_timeout: t.request_timeout,
         policy: &policy,
     };
     let run = send(&cfg, &sending, &fitted.req, &batches);

@@ -19,8 +19,8 @@ mod errors;
 mod retry;
 
 pub use endpoint::*;
-pub use engine::Remote;
 pub use engine::{MAX_SPLIT_DEPTH, USER_AGENT};
+pub use engine::{Remote, Transport};
 pub(crate) use engine::{Wire, run_batches, score_remote};
 pub use errors::*;
 pub use retry::*;
