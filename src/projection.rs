@@ -515,6 +515,9 @@ pub fn materialize<W: OwnOverlays + ?Sized>(
     };
     let mut msgs: Vec<Value> = match &e.body {
         Body::Message(m) => {
+            // Cloned, not taken: a clone is allocated to size, while the parsed value's maps and
+            // vectors keep their growth slack, which the region's messages would then hold
+            // (taking it: +11 MB peak RSS for `compact` on a 100 MB real-content session).
             let mut msg = v.get("message").cloned().unwrap_or(Value::Null);
             if let Some(obj) = msg.as_object_mut() {
                 let null = obj.get("content").is_none_or(Value::is_null);

@@ -101,6 +101,7 @@ pub fn finish(
             };
             render::Decided {
                 pair,
+                ident: render::ident(pair, prep.cwd.as_deref()).into(),
                 action,
                 pin: prep.pins[i],
                 body,

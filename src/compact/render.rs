@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::region::{Block, Kind, Pair, Pin, RMsg, text_of};
+use super::region::{Block, Kind, Pair, Pin, RMsg, text_ref};
 use super::report::Action;
 use super::text::{cap_middle, clen, fence_for, head, keep_window, omitted, stub};
 use crate::report::thousands;
@@ -47,6 +47,9 @@ pub struct RenderOptions {
 /// A pair as the renderer sees it: its decision and, unless dropped, the body to show.
 pub struct Decided<'a> {
     pub pair: &'a Pair,
+    /// The pair's [`ident`] (the budgeted fit makes it once and renders many times); empty for
+    /// a dropped pair, which is never shown under its call.
+    pub ident: std::borrow::Cow<'a, str>,
     pub action: Action,
     pub pin: Option<Pin>,
     /// `(note, text)`: what the body is (`14 of 300 lines`, `verbatim`, …) and the text itself.
@@ -207,7 +210,7 @@ pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
 }
 
 /// The header line of a call.
-fn call_line(d: &Decided<'_>, note: &str, o: &RenderOptions) -> String {
+fn call_line(d: &Decided<'_>, note: &str) -> String {
     let p = d.pair;
     let pin = match d.pin {
         Some(Pin::Skill) => "; pinned: skill load",
@@ -223,12 +226,7 @@ fn call_line(d: &Decided<'_>, note: &str, o: &RenderOptions) -> String {
     } else {
         format!("; {note}")
     };
-    format!(
-        "**{}** {} ({}{pin}{err}{note})",
-        p.tool,
-        ident(p, o.cwd.as_deref()),
-        p.id()
-    )
+    format!("**{}** {} ({}{pin}{err}{note})", p.tool, d.ident, p.id())
 }
 
 /// The summary's title: every form starts `# Session history before this point (pruned by
@@ -278,7 +276,7 @@ fn kind_of(m: &RMsg, paired: bool) -> Option<usize> {
 
 /// Assistant messages with text (what [`RenderOptions::text_keep`] counts).
 pub(super) fn has_text(m: &RMsg) -> bool {
-    matches!(&m.kind, Kind::Assistant(b) if !text_of(b).trim().is_empty())
+    matches!(&m.kind, Kind::Assistant(b) if !text_ref(b).trim().is_empty())
 }
 
 /// Render one kept tool call and its result.
@@ -291,7 +289,7 @@ fn render_pair(
     let p = d.pair;
     let mut s = String::new();
     if d.pin == Some(Pin::EditWrite) {
-        s.push_str(&call_line(d, "", o));
+        s.push_str(&call_line(d, ""));
         s.push('\n');
         if let Some((note, text)) = body.filter(|b| !b.0.is_empty() && !b.1.is_empty()) {
             // Lines of its new text that won their place under the budget.
@@ -313,7 +311,7 @@ fn render_pair(
             }
         }
     } else if result_blocks.is_none() {
-        s.push_str(&call_line(d, "no result recorded", o));
+        s.push_str(&call_line(d, "no result recorded"));
         s.push('\n');
     } else {
         let note = match body {
@@ -323,7 +321,7 @@ fn render_pair(
             None => "output not kept",
         };
         let text = body.map(|b| b.1.as_str()).filter(|t| !t.is_empty());
-        s.push_str(&call_line(d, note, o));
+        s.push_str(&call_line(d, note));
         if let Some((rest, script)) = &d.script {
             // The command's rest, then the output under its own label.
             s.push_str(&format!("\nCommand, {rest}:\n{}\n", fenced(script, "")));
@@ -593,7 +591,7 @@ pub fn render(
                 }
                 flush(&mut run, &mut left_out, &mut parts);
                 let mut s = "### User\n\n".to_string();
-                s.push_str(&keep_window(&text_of(blocks), o.user_whole, o.user_window));
+                s.push_str(&keep_window(&text_ref(blocks), o.user_whole, o.user_window));
                 if let Some(n) = images_note(blocks) {
                     s.push_str("\n\n");
                     s.push_str(&n);
@@ -601,7 +599,7 @@ pub fn render(
                 parts.push(s);
             }
             Kind::Assistant(blocks) => {
-                let text = text_of(blocks);
+                let text = text_ref(blocks);
                 let shown = !text.trim().is_empty() && {
                     text_ordinal += 1;
                     text_ordinal > texts_shown_from
@@ -646,7 +644,7 @@ pub fn render(
                     continue;
                 }
                 flush(&mut run, &mut left_out, &mut parts);
-                let text = text_of(blocks);
+                let text = text_ref(blocks);
                 let err = if *is_error { " (error)" } else { "" };
                 parts.push(format!(
                     "**Tool result `{tool}`**{err} (its call is not in this history):\n{}",
@@ -694,7 +692,7 @@ pub fn render(
                 flush(&mut run, &mut left_out, &mut parts);
                 parts.push(format!(
                     "### Note ({custom_type})\n\n{}",
-                    keep_window(&text_of(blocks), o.text_whole, o.text_window)
+                    keep_window(&text_ref(blocks), o.text_whole, o.text_window)
                 ));
             }
             Kind::BranchSummary(summary) => {

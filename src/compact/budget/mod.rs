@@ -568,11 +568,14 @@ impl Extractor {
         let mut off = 0usize;
         let mut buf = String::new();
         let mut hs: Vec<u64> = Vec::new();
+        // A line's unit bounds (byte offsets), reused from line to line.
+        let mut cuts: Vec<usize> = Vec::new();
         for (ln, line) in text.split('\n').enumerate() {
             let n = line.chars().count();
             f.chars += n + 1;
             let line_err = n <= SEG_MAX && err_words().is_some_and(|a| a.is_match(line));
-            let mut cuts: Vec<usize> = vec![0];
+            cuts.clear();
+            cuts.push(0);
             // (A JSON document on one line is not: its ids and URLs are what a session reuses.)
             let dense = n >= DENSE_MIN
                 && !line.trim_start().starts_with(['{', '['])

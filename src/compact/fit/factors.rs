@@ -88,7 +88,15 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
     let mut ok_key: HashSet<String> = HashSet::new();
     let mut written: HashSet<String> = HashSet::new();
     let mut edited: HashSet<String> = HashSet::new();
+    // A call's normalised arguments and its same-target key, made once per call.
+    let keys = |p: &Pair| {
+        (
+            format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
+            same_key(&p.tool, &p.args),
+        )
+    };
     let note = |p: &Pair,
+                (norm, key): (String, String),
                 ok_norm: &mut HashSet<String>,
                 ok_key: &mut HashSet<String>,
                 written: &mut HashSet<String>,
@@ -97,8 +105,8 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
             return;
         }
         if !p.is_error {
-            ok_norm.insert(format!("{}\u{0}{}", p.tool, normalised_args(&p.args)));
-            ok_key.insert(same_key(&p.tool, &p.args));
+            ok_norm.insert(norm);
+            ok_key.insert(key);
         }
         if let Some(path) = p.path() {
             if p.tool == "write" {
@@ -110,18 +118,33 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
         }
     };
     for q in later {
-        note(q, &mut ok_norm, &mut ok_key, &mut written, &mut edited);
+        note(
+            q,
+            keys(q),
+            &mut ok_norm,
+            &mut ok_key,
+            &mut written,
+            &mut edited,
+        );
     }
     for i in (0..n).rev() {
         let p = &pairs[i];
-        f.superseded[i] = ok_norm.contains(&format!("{}\u{0}{}", p.tool, normalised_args(&p.args)));
+        let (norm, key) = keys(p);
+        f.superseded[i] = ok_norm.contains(&norm);
         if let Some(path) = p.path() {
             f.rewritten[i] = p.tool == "read" && written.contains(path);
             f.edited_later[i] =
                 !matches!(p.tool.as_str(), "edit" | "write") && edited.contains(path);
         }
-        f.resolved[i] = p.is_error && ok_key.contains(&same_key(&p.tool, &p.args));
-        note(p, &mut ok_norm, &mut ok_key, &mut written, &mut edited);
+        f.resolved[i] = p.is_error && ok_key.contains(&key);
+        note(
+            p,
+            (norm, key),
+            &mut ok_norm,
+            &mut ok_key,
+            &mut written,
+            &mut edited,
+        );
     }
     f
 }

@@ -134,6 +134,9 @@ struct Ctx<'p> {
     script_of: Vec<Option<usize>>,
     /// The candidate index of the first command rest.
     script_base: usize,
+    /// By pair: its [`render::ident`], made the first time a render shows the pair and kept for
+    /// the fit's many renders (a dropped pair's is never made).
+    idents: Vec<std::cell::OnceCell<Box<str>>>,
 }
 
 impl Ctx<'_> {
@@ -255,6 +258,15 @@ impl Ctx<'_> {
             let script = self.script_body(i, sel);
             decided.push(Decided {
                 pair,
+                ident: if action == Action::Drop {
+                    std::borrow::Cow::Borrowed("")
+                } else {
+                    std::borrow::Cow::Borrowed(
+                        self.idents[i].get_or_init(|| {
+                            render::ident(pair, prep.cwd.as_deref()).into_boxed_str()
+                        }),
+                    )
+                },
                 action,
                 pin: prep.pins[i],
                 body,
@@ -355,10 +367,12 @@ impl Ctx<'_> {
     }
 }
 
-/// The level for skeleton sizes `sizes` (one per [`LEVELS`] entry) under `budget`: the richest
-/// whose skeleton fits its share, else the smallest skeleton (the most room for lines) but the
-/// last, which leaves out the first user message too and is taken only when no other fits.
-fn level_for(sizes: &[u64], budget: u64) -> usize {
+/// The level under `budget`, from the skeleton size of each [`LEVELS`] entry (`size(i)`, asked
+/// for in order and only as far as the choice needs: each is a whole render of the prose): the
+/// richest whose skeleton fits its share, else the smallest skeleton (the most room for lines)
+/// but the last, which leaves out the first user message too and is taken only when no other
+/// fits.
+fn level_for(size: &mut dyn FnMut(usize) -> u64, budget: u64) -> usize {
     // Past level 5 (assistant text to 120/50 chars) the skeleton may take up to
     // PROSE_SHARE of the budget before it loses more prose.
     let share = (budget as f64 * SKELETON_SHARE) as u64;
@@ -371,20 +385,33 @@ fn level_for(sizes: &[u64], budget: u64) -> usize {
         .unwrap_or(LEVELS.len());
     let limit = |i: usize| if i + 1 >= thin_from { thin } else { prose };
     // The last level leaves out every user message, the first too: only when nothing else fits.
-    let last = sizes.len().saturating_sub(1);
-    match sizes.iter().position(|&s| s <= share) {
-        Some(i) if i <= PROSE_LEVEL => i,
-        _ => sizes[..last]
-            .iter()
-            .enumerate()
-            .position(|(i, &s)| i >= PROSE_LEVEL && s <= limit(i))
-            .unwrap_or_else(|| {
-                let min = sizes[..last].iter().copied().min().unwrap_or(0);
-                if min > budget && sizes.get(last).is_some_and(|&s| s < min) {
-                    return last;
-                }
-                sizes[..last].iter().position(|&s| s == min).unwrap_or(last)
-            }),
+    let last = LEVELS.len().saturating_sub(1);
+    if let Some(i) = (0..=PROSE_LEVEL.min(last)).find(|&i| size(i) <= share) {
+        return i;
+    }
+    if let Some(i) = (PROSE_LEVEL..last).find(|&i| size(i) <= limit(i)) {
+        return i;
+    }
+    let Some((min, at)) = (0..last).map(|i| (size(i), i)).min() else {
+        return last;
+    };
+    if min > budget && size(last) < min {
+        return last;
+    }
+    at
+}
+
+/// Skeleton sizes by level, each measured the first time it is asked for.
+struct LevelSizes(Vec<Option<u64>>);
+
+impl LevelSizes {
+    fn new() -> LevelSizes {
+        LevelSizes(vec![None; LEVELS.len()])
+    }
+
+    /// Level `i`'s skeleton size: the summary with no line selected.
+    fn get(&mut self, ctx: &Ctx<'_>, empty: &[Vec<u32>], i: usize) -> u64 {
+        *self.0[i].get_or_insert_with(|| ctx.measure(&LEVELS[i], empty))
     }
 }
 
@@ -494,9 +521,10 @@ pub fn finish(
     for (i, p) in prep.pairs.iter().enumerate() {
         let (f, why) = factor(i, p, prep.pins[i], &prep.facts, prior_map.get(&p.id()));
         whys.push(why);
+        let ident = render::ident(p, prep.cwd.as_deref());
         // Header: `**tool** `ident` (tN; 123 of 4,567 lines):` + fences + separators.
         let header = 2.0
-            + crate::jscompat::utf16_len(&render::ident(p, prep.cwd.as_deref())) as f64
+            + crate::jscompat::utf16_len(&ident) as f64
             + crate::jscompat::utf16_len(&p.tool) as f64
             + 40.0;
         let written = prep.pins[i] == Some(Pin::EditWrite);
@@ -524,6 +552,7 @@ pub fn finish(
         budget,
         script_of: vec![None; n],
         script_base: 0,
+        idents: vec![std::cell::OnceCell::new(); n],
     };
     // The carried summary's blocks are candidates after the pairs, then the command rests.
     if let Some(c) = &prep.carried {
@@ -553,8 +582,8 @@ pub fn finish(
         ctx.script_of[*i] = Some(ctx.script_base + k);
     }
     let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
-    let sizes: Vec<u64> = LEVELS.iter().map(|l| ctx.measure(l, &empty)).collect();
-    let li = level_for(&sizes, budget);
+    let mut sizes = LevelSizes::new();
+    let li = level_for(&mut |i| sizes.get(&ctx, &empty, i), budget);
     let feats: Vec<Option<&budget::OutFeat>> = prep
         .feats
         .iter()
@@ -565,7 +594,8 @@ pub fn finish(
     let w = weights_at(ratio);
     let base = ctx.cands.clone();
     let mut li = li;
-    let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
+    let skeleton = sizes.get(&ctx, &empty, li);
+    let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, skeleton, &feats, &w);
     // Room the lines did not need — left over (every line fits), or taken by plain lines chosen
     // only because room was left at budgets without head/tail worth (with it, a plain line may
     // be kept for its place) — goes to a richer level's prose and pins, as long as it lasts.
@@ -581,10 +611,14 @@ pub fn finish(
         };
         let room = filler + unused;
         if room >= budget / 20
-            && let Some(j) = (0..li).find(|&j| sizes[j] <= sizes[li] + room * 9 / 10)
+            && let Some(j) = {
+                let at = sizes.get(&ctx, &empty, li) + room * 9 / 10;
+                (0..li).find(|&j| sizes.get(&ctx, &empty, j) <= at)
+            }
         {
             li = j;
-            (sel, line_budget) = select_at(&mut ctx, &base, n, li, sizes[li], &feats, &w);
+            let skeleton = sizes.get(&ctx, &empty, li);
+            (sel, line_budget) = select_at(&mut ctx, &base, n, li, skeleton, &feats, &w);
         } else {
             break;
         }
@@ -833,6 +867,25 @@ mod level_tests {
         s
     }
 
+    /// [`level_for`] on `sizes`, and the levels it measured.
+    fn level_for(sizes: &[u64], budget: u64) -> usize {
+        super::level_for(&mut |i| sizes[i], budget)
+    }
+
+    /// The levels [`level_for`] measured, in order.
+    fn measured(sizes: &[u64], budget: u64) -> Vec<usize> {
+        let mut asked = Vec::new();
+        super::level_for(
+            &mut |i| {
+                asked.push(i);
+                sizes[i]
+            },
+            budget,
+        );
+        asked.dedup();
+        asked
+    }
+
     #[test]
     fn the_level_is_the_richest_within_its_share() {
         let last = LEVELS.len() - 1;
@@ -848,5 +901,23 @@ mod level_tests {
         let s = sizes(&[(12, 600), (last, 100)]);
         assert_eq!(level_for(&s, 1_000), 12);
         assert_eq!(level_for(&s, 500), last);
+    }
+
+    #[test]
+    fn only_the_levels_the_choice_needs_are_measured() {
+        let last = LEVELS.len() - 1;
+        // The richest fits: nothing after it is measured.
+        assert_eq!(measured(&sizes(&[(2, 100)]), 1_000), vec![0, 1, 2]);
+        // Past the prose level, the first within its share ends the search.
+        let asked = measured(&sizes(&[(6, 150), (7, 120)]), 1_000);
+        assert_eq!(asked.last(), Some(&6));
+        assert!(asked.len() < LEVELS.len(), "{asked:?}");
+        // Nothing fits its share: every level but the last is measured, and the last only
+        // when even the smallest of the others is over the budget.
+        let asked = measured(&sizes(&[(9, 400), (11, 400)]), 1_000);
+        assert!((0..last).all(|i| asked.contains(&i)), "{asked:?}");
+        assert!(!asked.contains(&last), "{asked:?}");
+        let asked = measured(&sizes(&[(9, 400), (11, 400)]), 300);
+        assert!((0..=last).all(|i| asked.contains(&i)), "{asked:?}");
     }
 }
