@@ -29,30 +29,32 @@ pub fn normalised_args(args: &Value) -> String {
             Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
                 keys.sort();
-                out.push('{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
+                joined(out, ['{', '}'], keys, |k, out| {
                     quoted(k, out);
                     out.push(':');
                     norm(&m[k], out);
-                }
-                out.push('}');
+                });
             }
-            Value::Array(a) => {
-                out.push('[');
-                for (i, v) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    norm(v, out);
-                }
-                out.push(']');
-            }
+            Value::Array(a) => joined(out, ['[', ']'], a, norm),
             Value::String(s) => quoted(s.trim(), out),
             other => out.push_str(&other.to_string()),
         }
+    }
+    /// `items` written by `each` between `ends`, separated by commas.
+    fn joined<T>(
+        out: &mut String,
+        ends: [char; 2],
+        items: impl IntoIterator<Item = T>,
+        mut each: impl FnMut(T, &mut String),
+    ) {
+        out.push(ends[0]);
+        for (i, x) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            each(x, out);
+        }
+        out.push(ends[1]);
     }
     /// A JSON string as serde_json writes it.
     fn quoted(s: &str, out: &mut String) {
