@@ -47,8 +47,8 @@ pub struct RenderOptions {
 /// A pair as the renderer sees it: its decision and, unless dropped, the body to show.
 pub struct Decided<'a> {
     pub pair: &'a Pair,
-    /// The pair's [`ident`] (the budgeted fit makes it once and renders many times); empty for
-    /// a dropped pair, which is never shown under its call.
+    /// The pair's [`ident`] (the budgeted fit makes it once and renders many times). A dropped
+    /// pair is never shown under its call, so the fit leaves its ident empty.
     pub ident: std::borrow::Cow<'a, str>,
     pub action: Action,
     pub pin: Option<Pin>,

@@ -72,6 +72,55 @@ fn named_in(pairs: &[Pair], words: &str) -> Vec<bool> {
         .collect()
 }
 
+/// A call's normalised arguments and its same-target key, made once per call.
+struct Keys {
+    /// Tool and normalised arguments: a later identical call supersedes it.
+    norm: String,
+    /// [`same_key`]: a later successful call on the same target resolves its error.
+    same: String,
+}
+
+impl Keys {
+    fn of(p: &Pair) -> Keys {
+        Keys {
+            norm: format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
+            same: same_key(&p.tool, &p.args),
+        }
+    }
+}
+
+/// What the calls after the one at hand did (the backward pass's state).
+#[derive(Default)]
+struct Later {
+    /// Successful calls by [`Keys::norm`] and by [`Keys::same`].
+    ok_norm: HashSet<String>,
+    ok_key: HashSet<String>,
+    /// Files written, and files edited or written.
+    written: HashSet<String>,
+    edited: HashSet<String>,
+}
+
+impl Later {
+    /// Count call `p` (with its `keys`) among the later ones.
+    fn note(&mut self, p: &Pair, keys: Keys) {
+        if p.result_msg.is_none() {
+            return;
+        }
+        if !p.is_error {
+            self.ok_norm.insert(keys.norm);
+            self.ok_key.insert(keys.same);
+        }
+        if let Some(path) = p.path() {
+            if p.tool == "write" {
+                self.written.insert(path.to_string());
+            }
+            if matches!(p.tool.as_str(), "edit" | "write") {
+                self.edited.insert(path.to_string());
+            }
+        }
+    }
+}
+
 /// [`PairFacts`] of the region's pairs, `later` being the kept part's pairs, `region_user` and
 /// `kept_user` the user messages' text of the region and of the kept part. One backward pass.
 pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: &str) -> PairFacts {
@@ -84,67 +133,21 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
         user_named: named_in(pairs, region_user),
         named_now: named_in(pairs, kept_user),
     };
-    let mut ok_norm: HashSet<String> = HashSet::new();
-    let mut ok_key: HashSet<String> = HashSet::new();
-    let mut written: HashSet<String> = HashSet::new();
-    let mut edited: HashSet<String> = HashSet::new();
-    // A call's normalised arguments and its same-target key, made once per call.
-    let keys = |p: &Pair| {
-        (
-            format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
-            same_key(&p.tool, &p.args),
-        )
-    };
-    let note = |p: &Pair,
-                (norm, key): (String, String),
-                ok_norm: &mut HashSet<String>,
-                ok_key: &mut HashSet<String>,
-                written: &mut HashSet<String>,
-                edited: &mut HashSet<String>| {
-        if p.result_msg.is_none() {
-            return;
-        }
-        if !p.is_error {
-            ok_norm.insert(norm);
-            ok_key.insert(key);
-        }
-        if let Some(path) = p.path() {
-            if p.tool == "write" {
-                written.insert(path.to_string());
-            }
-            if matches!(p.tool.as_str(), "edit" | "write") {
-                edited.insert(path.to_string());
-            }
-        }
-    };
+    let mut seen = Later::default();
     for q in later {
-        note(
-            q,
-            keys(q),
-            &mut ok_norm,
-            &mut ok_key,
-            &mut written,
-            &mut edited,
-        );
+        seen.note(q, Keys::of(q));
     }
     for i in (0..n).rev() {
         let p = &pairs[i];
-        let (norm, key) = keys(p);
-        f.superseded[i] = ok_norm.contains(&norm);
+        let keys = Keys::of(p);
+        f.superseded[i] = seen.ok_norm.contains(&keys.norm);
         if let Some(path) = p.path() {
-            f.rewritten[i] = p.tool == "read" && written.contains(path);
+            f.rewritten[i] = p.tool == "read" && seen.written.contains(path);
             f.edited_later[i] =
-                !matches!(p.tool.as_str(), "edit" | "write") && edited.contains(path);
+                !matches!(p.tool.as_str(), "edit" | "write") && seen.edited.contains(path);
         }
-        f.resolved[i] = p.is_error && ok_key.contains(&key);
-        note(
-            p,
-            (norm, key),
-            &mut ok_norm,
-            &mut ok_key,
-            &mut written,
-            &mut edited,
-        );
+        f.resolved[i] = p.is_error && seen.ok_key.contains(&keys.same);
+        seen.note(p, keys);
     }
     f
 }
