@@ -148,8 +148,8 @@ impl Carried {
     }
 
     /// Give a call's block the gains a region call on the same file gets when the user's words
-    /// name it ([`crate::compact::fit::USER_NAMED`] for `region_user`,
-    /// [`crate::compact::fit::NAMED_NOW`] for `kept_user`): the file a call header names is its
+    /// name it ([`crate::compact::named::USER_NAMED`] for `region_user`,
+    /// [`crate::compact::named::NAMED_NOW`] for `kept_user`): the file a call header names is its
     /// ident's first word (`**read** \`src/main.ts offset=10\``; a command's first word is a
     /// program, whose name the user's words seldom hold). Without this, the calls of a new region
     /// on named files crowded the carried lines out (the chained benchmark lost 7 and 6 of 128
@@ -166,7 +166,7 @@ impl Carried {
             else {
                 continue;
             };
-            b.factor *= crate::compact::fit::named_gain(path, region_user, kept_user);
+            b.factor *= crate::compact::named::named_gain(path, region_user, kept_user);
         }
     }
 
@@ -400,7 +400,7 @@ mod tests {
 
     #[test]
     fn a_carried_call_on_a_file_the_user_names_gains_what_a_region_call_would() {
-        use crate::compact::fit::{NAMED_NOW, USER_NAMED};
+        use crate::compact::named::{NAMED_NOW, USER_NAMED};
         let text = "# Session history before this point (pruned by pi-shake)\n\n\
             **read** `src/session-manager.ts offset=10` (t1; 2 of 90 lines):\n```\na\nb\n```\n\n\
             **read** `src/main.ts` (t2; 1 of 9 lines):\n```\nc\n```\n\n\

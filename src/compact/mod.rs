@@ -22,6 +22,7 @@ pub mod carried;
 pub mod cut;
 mod decide;
 pub mod fit;
+pub mod named;
 mod prepare;
 pub mod region;
 pub mod render;

@@ -849,7 +849,7 @@ mod fill;
 mod levels;
 mod weights;
 use factors::factor;
-pub use factors::{NAMED_NOW, PairFacts, USER_NAMED, named_gain, pair_facts};
+pub use factors::{PairFacts, pair_facts};
 use fill::fill;
 use levels::*;
 pub use weights::*;
