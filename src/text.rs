@@ -1,5 +1,7 @@
 //! Text slicing shared by compaction and the scorers: keep-windows, stubs, caps and question
-//! windows. All cuts are on char boundaries; lengths are in chars (Unicode scalar values). Pure.
+//! windows, and [`thousands`], the number format of every count pi-shake prints or writes into a
+//! placeholder. All cuts are on char boundaries; lengths are in chars (Unicode scalar values).
+//! Pure.
 
 /// Number of chars.
 pub fn clen(s: &str) -> usize {
@@ -22,9 +24,22 @@ pub fn tail(s: &str, n: usize) -> &str {
     &s[byte_at(s, len.saturating_sub(n))..]
 }
 
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The omission marker used everywhere: `[… 12,345 chars omitted …]`.
 pub fn omitted(n: usize) -> String {
-    format!("[… {} chars omitted …]", crate::report::thousands(n as u64))
+    format!("[… {} chars omitted …]", thousands(n as u64))
 }
 
 /// A head and a tail of `s` around an omission marker; `s` itself when it fits in `cap` chars.

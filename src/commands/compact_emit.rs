@@ -22,7 +22,7 @@ use crate::compact::{CompactPlan, CutOutcome, cut};
 use crate::error::{Fault, FaultKind};
 use crate::load::Loaded;
 use crate::output::Printer;
-use crate::report::thousands;
+use crate::text::thousands;
 
 /// The entry fields `compact` would append for `plan`, as pi's hook returns them.
 pub fn fields(l: &Loaded, plan: &CompactPlan, args: &CompactArgs) -> Value {

@@ -229,8 +229,8 @@ impl CompactPlan {
         if summary_tokens >= prep.region_tokens {
             warnings.push(format!(
                 "the summary (~{} tokens) is not smaller than the region it replaces (~{} tokens)",
-                crate::report::thousands(summary_tokens),
-                crate::report::thousands(prep.region_tokens)
+                crate::text::thousands(summary_tokens),
+                crate::text::thousands(prep.region_tokens)
             ));
         }
         warnings.extend(d.warnings);

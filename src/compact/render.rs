@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::region::{Block, Kind, Pair, Pin, RMsg, text_ref};
 use super::report::Action;
 use super::text::{cap_middle, clen, fence_for, head, keep_window, omitted, stub};
-use crate::report::thousands;
+use crate::text::thousands;
 
 /// Rendering knobs (from the options and, under a budget, the chosen shrink level).
 #[derive(Clone, Debug)]

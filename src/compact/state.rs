@@ -181,7 +181,7 @@ pub fn strip_dumps(s: &str) -> String {
     let note = |n: usize| {
         format!(
             "[dump stripped: {} chars]",
-            crate::report::thousands(n as u64)
+            crate::text::thousands(n as u64)
         )
     };
     for line in s.split('\n') {
@@ -213,7 +213,7 @@ pub fn strip_dumps(s: &str) -> String {
         if clen(line) > 2_000 {
             out.push(format!(
                 "[long line stripped: {} chars]",
-                crate::report::thousands(clen(line) as u64)
+                crate::text::thousands(clen(line) as u64)
             ));
         } else {
             out.push(line.to_string());

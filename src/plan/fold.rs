@@ -19,10 +19,10 @@
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use super::regions::{find_regions, replace_regions};
 use crate::projection::Projection;
-use crate::report::thousands;
+use crate::regions::{find_regions, replace_regions};
 use crate::session::{Body, ContentStats, Role, Session};
+use crate::text::thousands;
 use crate::tree::Tree;
 use crate::wall::{FoldKind, Scope, Wall};
 

@@ -4,5 +4,4 @@
 //! the few entries whose bytes they must copy, and return data. They never write.
 
 pub mod fold;
-pub mod regions;
 pub mod undo;

@@ -11,20 +11,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 pub use crate::jscompat::js_number;
+pub use crate::text::thousands;
 
 /// `812 B`, `8.5 KB`, `1.2 MB` (binary units).
 pub fn human_size(bytes: u64) -> String {

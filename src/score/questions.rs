@@ -5,8 +5,8 @@
 //! re-rendered down the window [`LADDER`] (`docs/jev.md#batching`: the middle first, then 1,500
 //! chars each, then smaller) by the batcher. Pure.
 
-use crate::report::thousands;
 use crate::score::{PairData, PairProbe};
+use crate::text::thousands;
 
 use crate::jscompat::estimate_request_tokens;
 use crate::text::{

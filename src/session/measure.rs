@@ -71,7 +71,7 @@ impl<'de> Deserialize<'de> for ContentStats {
                 Ok(ContentStats {
                     is_string: true,
                     string_len: jscompat::utf16_len(v) as u64,
-                    max_region_tokens: crate::plan::regions::max_region_tokens(v),
+                    max_region_tokens: crate::regions::max_region_tokens(v),
                     ..Default::default()
                 })
             }
@@ -117,7 +117,7 @@ fn weird() -> ContentStats {
 }
 
 /// A text block's `text`, measured while it is parsed: its UTF-16 length and its largest
-/// foldable region (see [`crate::plan::regions`]).
+/// foldable region (see [`crate::regions`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct TextStats {
     len: u64,
@@ -135,7 +135,7 @@ impl<'de> Deserialize<'de> for TextStats {
             fn visit_str<E: de::Error>(self, v: &str) -> Result<TextStats, E> {
                 Ok(TextStats {
                     len: jscompat::utf16_len(v) as u64,
-                    max_region_tokens: crate::plan::regions::max_region_tokens(v),
+                    max_region_tokens: crate::regions::max_region_tokens(v),
                 })
             }
         }

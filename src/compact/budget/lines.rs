@@ -32,7 +32,7 @@ impl Marker {
         match self {
             Marker::Counted => format!(
                 "[… {} line{} cut …]",
-                crate::report::thousands(u64::from(k)),
+                crate::text::thousands(u64::from(k)),
                 if k == 1 { "" } else { "s" }
             ),
             Marker::Bare => "[…]".to_string(),

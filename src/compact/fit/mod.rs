@@ -333,15 +333,12 @@ impl Ctx<'_> {
         let f = self.prep.feats[i].as_ref()?;
         let kept = budget::lines_kept(f, sel);
         let note = if sel.len() == f.units.len() {
-            format!(
-                "{} chars, verbatim",
-                crate::report::thousands(f.chars as u64)
-            )
+            format!("{} chars, verbatim", crate::text::thousands(f.chars as u64))
         } else {
             format!(
                 "{} of {} lines",
-                crate::report::thousands(kept as u64),
-                crate::report::thousands(u64::from(f.lines))
+                crate::text::thousands(kept as u64),
+                crate::text::thousands(u64::from(f.lines))
             )
         };
         if real {
@@ -783,8 +780,8 @@ pub fn finish(
     if summary_tokens > budget {
         warnings.push(format!(
             "the summary (~{} tokens) is over its budget (~{} tokens): even its smallest form (its title, with every user message left out) needs more",
-            crate::report::thousands(summary_tokens),
-            crate::report::thousands(budget)
+            crate::text::thousands(summary_tokens),
+            crate::text::thousands(budget)
         ));
     }
     if prep.carried_tokens > budget {
@@ -793,14 +790,14 @@ pub fn finish(
         let kept = carried_lines.map_or(String::new(), |[k, t]| {
             format!(
                 ": {} of its {} lines stay",
-                crate::report::thousands(k as u64),
-                crate::report::thousands(t as u64)
+                crate::text::thousands(k as u64),
+                crate::text::thousands(t as u64)
             )
         });
         warnings.push(format!(
             "the previous compaction's summary (~{} tokens) is larger than this summary's whole budget (~{} tokens){kept}; a larger --target-ratio or --max-summary-tokens keeps more of that history",
-            crate::report::thousands(prep.carried_tokens),
-            crate::report::thousands(budget)
+            crate::text::thousands(prep.carried_tokens),
+            crate::text::thousands(budget)
         ));
     }
     let mut shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();

@@ -5,6 +5,9 @@
 //! least as long) closes; outside fences, a line that is exactly an opening tag with a lowercase
 //! name (`<name attr="…">`, no indentation) opens an XML span that the matching `</name>` line
 //! closes. Only outermost spans count; unterminated ones produce nothing. Pure.
+//!
+//! Below the session reader, which records each text's largest region while it reads
+//! ([`max_region_tokens`]), and used by the fold planner ([`crate::plan::fold`]) to cut them.
 
 use crate::jscompat::text_tokens;
 
@@ -31,7 +34,7 @@ pub enum RegionKind {
 impl Region {
     /// The placeholder text for this region.
     pub fn placeholder(&self) -> String {
-        let n = crate::report::thousands(self.tokens);
+        let n = crate::text::thousands(self.tokens);
         match &self.kind {
             RegionKind::Fence(Some(lang)) => format!("[{lang} code block omitted (~{n} tokens)]"),
             RegionKind::Fence(None) => format!("[code block omitted (~{n} tokens)]"),
