@@ -57,11 +57,13 @@
 //! The steps taken are reported (`budget.shrunk`, the last one with what room gave back) in the
 //! output and in `details`.
 
+use std::collections::HashMap;
+
 use anyhow::Result;
 
 use super::Decision;
 use super::budget::{self, BudgetReport, BudgetSpec, Candidate, Weights};
-use super::region::Pin;
+use super::region::{Pair, Pin};
 use super::render::{self, Decided, RenderOptions};
 use super::report::{Action, Counts, PairReport, PairSignals};
 use super::{CompactPlan, Fetch, Prepared, fetch_output, pruner};
@@ -506,81 +508,13 @@ pub fn finish(
     priors: Vec<PairScore>,
     src: Source<'_, '_>,
 ) -> Result<CompactPlan> {
-    let o = prep.options.clone();
     let n = prep.pairs.len();
     let budget = spec.tokens(prep.region_tokens);
-    let prior_map: std::collections::HashMap<String, PairScore> = priors
+    let prior_map: HashMap<String, PairScore> = priors
         .iter()
         .map(|s| (s.pair_id.clone(), s.clone()))
         .collect();
-    let mut whys: Vec<Vec<&'static str>> = Vec::with_capacity(n);
-    let mut cands = Vec::with_capacity(n);
-    for (i, p) in prep.pairs.iter().enumerate() {
-        let (f, why) = factor(i, p, prep.pins[i], &prep.facts, prior_map.get(&p.id()));
-        whys.push(why);
-        let ident = render::ident(p, prep.cwd.as_deref());
-        // Header: `**tool** `ident` (tN; 123 of 4,567 lines):` + fences + separators.
-        let header = 2.0
-            + crate::jscompat::utf16_len(&ident) as f64
-            + crate::jscompat::utf16_len(&p.tool) as f64
-            + 40.0;
-        let written = prep.pins[i] == Some(Pin::EditWrite);
-        cands.push(Candidate {
-            eligible: (written || p.result_msg.is_some()) && prep.feats[i].is_some(),
-            factor: f,
-            header,
-            // A pin's call line shows anyway.
-            open: written,
-            positional: !written && !FILE_TEXT_TOOLS.contains(&p.tool.as_str()),
-        });
-    }
-    let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
-    let mut ctx = Ctx {
-        prep: &prep,
-        deficit: std::cell::Cell::new(budget::BodySize::default()),
-        cands,
-        marker: if ratio < BARE_MARKERS_BELOW {
-            budget::Marker::Bare
-        } else {
-            budget::Marker::Counted
-        },
-        scorer: scorer.clone(),
-        breadcrumbs: o.breadcrumbs,
-        budget,
-        script_of: vec![None; n],
-        script_base: 0,
-        idents: vec![std::cell::OnceCell::new(); n],
-    };
-    // The carried summary's blocks are candidates after the pairs, then the command rests.
-    if let Some(c) = &prep.carried {
-        ctx.cands.extend(c.candidates());
-    }
-    ctx.script_base = ctx.cands.len();
-    for (k, (i, _)) in prep.scripts.iter().enumerate() {
-        let pair = &ctx.cands[*i];
-        ctx.cands.push(Candidate {
-            // A command's rest, though mostly file changes, keeps the position worth: without it
-            // the 16 real points kept 4 fewer prose strings at 30% (526 against 530 of 623).
-            positional: true,
-            eligible: true,
-            // Mostly file changes (`sed -i`s, heredocs, moves): what they wrote is in the
-            // files, like an edit's new text.
-            factor: pair.factor * WRITTEN_FACTOR,
-            // Its label and fence, and the call line while the output keeps nothing (a pin's
-            // shows anyway).
-            header: 30.0
-                + if prep.pins[*i].is_some() {
-                    0.0
-                } else {
-                    pair.header
-                },
-            open: false,
-        });
-        ctx.script_of[*i] = Some(ctx.script_base + k);
-    }
-    let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
-    let mut sizes = LevelSizes::new();
-    let li = level_for(&mut |i| sizes.get(&ctx, &empty, i), budget);
+    let (mut ctx, mut whys) = context(&prep, budget, scorer.clone(), &prior_map);
     let feats: Vec<Option<&budget::OutFeat>> = prep
         .feats
         .iter()
@@ -588,92 +522,11 @@ pub fn finish(
         .chain(prep.carried.iter().flat_map(|c| c.feats().map(Some)))
         .chain(prep.scripts.iter().map(|(_, f)| Some(f)))
         .collect();
+    let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
     let w = weights_at(ratio);
-    let base = ctx.cands.clone();
-    let mut li = li;
-    let skeleton = sizes.get(&ctx, &empty, li);
-    let (mut sel, mut line_budget) = select_at(&mut ctx, &base, n, li, skeleton, &feats, &w);
-    // Room the lines did not need — left over (every line fits), or taken by plain lines chosen
-    // only because room was left at budgets without head/tail worth (with it, a plain line may
-    // be kept for its place) — goes to a richer level's prose and pins, as long as it lasts.
-    for _ in 0..3 {
-        if li == 0 {
-            break;
-        }
-        let unused = budget.saturating_sub(ctx.measure(&LEVELS[li], &sel));
-        let filler = if w.pos_gain == 0.0 {
-            crate::jscompat::tokens_from_chars(filler_chars(&feats, &sel) as u64)
-        } else {
-            0
-        };
-        let room = filler + unused;
-        if room >= budget / 20
-            && let Some(j) = {
-                let at = sizes.get(&ctx, &empty, li) + room * 9 / 10;
-                (0..li).find(|&j| sizes.get(&ctx, &empty, j) <= at)
-            }
-        {
-            li = j;
-            let skeleton = sizes.get(&ctx, &empty, li);
-            (sel, line_budget) = select_at(&mut ctx, &base, n, li, skeleton, &feats, &w);
-        } else {
-            break;
-        }
-    }
+    let (li, sel, line_budget) = choose(&mut ctx, &feats, &w);
     let (level, filled) = fill(&ctx, LEVELS[li], &sel, prep.user_messages);
-    // The real render: re-read the outputs that keep lines, one at a time.
-    let mut summary;
-    let mut guard = 0;
-    loop {
-        // Reserved at its measured size (plus a little slack: a fence or marker may come out
-        // longer than measured): no doubling copies while it grows.
-        let bytes = ctx.measure_size(&level, &sel).1;
-        let capacity = bytes + bytes / 64 + 4096;
-        let mut fetch = |i: usize| -> Result<String> {
-            let p = &prep.pairs[i];
-            let Some(f) = prep.feats[i].as_ref() else {
-                return Ok(String::new());
-            };
-            let full = if prep.pins[i] == Some(Pin::EditWrite) {
-                std::borrow::Cow::Owned(p.written_text())
-            } else if !p.output.is_empty() {
-                std::borrow::Cow::Borrowed(p.output.as_str())
-            } else if let Some(o) = &prep.pin_outputs[i] {
-                std::borrow::Cow::Borrowed(o.as_str())
-            } else if let Some(j) = p.result_msg {
-                std::borrow::Cow::Owned(fetch_output(
-                    src.session,
-                    src.projection,
-                    src.wall,
-                    prep.msgs[j].pos,
-                    &p.call_id,
-                    src.fetch,
-                )?)
-            } else {
-                return Ok(String::new());
-            };
-            // Only the kept text, and only until it is copied into the summary.
-            Ok(budget::render_lines(&full, f, &sel[i], ctx.marker))
-        };
-        summary = ctx.render(&level, &sel, Some(&mut fetch), capacity)?;
-        let size = crate::jscompat::tokens_from_chars(summary.u16 as u64);
-        guard += 1;
-        if size <= budget || guard >= 4 {
-            break;
-        }
-        // The fence or a marker came out longer than measured: drop the least valuable lines.
-        let over = ((size - budget) * 4) as f64 + 64.0;
-        line_budget = (line_budget - over).max(0.0);
-        sel = budget::select(
-            &feats,
-            &ctx.cands,
-            &prep.strings,
-            &prep.covered,
-            &w,
-            ctx.marker,
-            line_budget,
-        );
-    }
+    let (summary, sel) = render_within(&ctx, &level, sel, line_budget, &feats, &w, src)?;
     let summary_tokens = crate::jscompat::tokens_from_chars(summary.u16 as u64);
     // What the reports need of the selection, before the region it was made from is let go.
     let mut lines_kept = 0usize;
@@ -685,7 +538,7 @@ pub fn finish(
             Some([budget::lines_kept(f, &sel[k]), f.lines as usize])
         })
         .collect();
-    let decided: Vec<(Action, Option<[usize; 2]>, f32)> = (0..n)
+    let fitted: Vec<Fitted> = (0..n)
         .map(|i| {
             let lines = prep.feats[i].as_ref().map(|f| {
                 let k = budget::lines_kept(f, &sel[i]);
@@ -695,7 +548,13 @@ pub fn finish(
                 }
                 [k, f.lines as usize]
             });
-            (ctx.action(i, &level, &sel), lines, ctx.cands[i].factor)
+            Fitted {
+                action: ctx.action(i, &level, &sel),
+                lines,
+                command_lines: command_lines[i],
+                factor: ctx.cands[i].factor,
+                why: std::mem::take(&mut whys[i]),
+            }
         })
         .collect();
     let carried_lines = prep.carried.as_ref().map(|c| {
@@ -704,6 +563,7 @@ pub fn finish(
         })
     });
     drop(ctx);
+    drop(feats);
     drop(sel);
     // The region's messages, line features and string table are done with: the reports (one
     // per pair, tens of thousands in a big region) are built without them beside.
@@ -719,87 +579,18 @@ pub fn finish(
         .map(|m| m.entry_id)
         .collect();
     let pairs = std::mem::take(&mut prep.pairs);
-    // Reports.
-    let mut reports = Vec::with_capacity(n);
     let probe_map = prep.request.question_tokens();
-    for ((i, p), (action, lines, factor)) in pairs.into_iter().enumerate().zip(decided) {
-        let id = p.id();
-        let prior = prior_map.get(&id);
-        reports.push(PairReport {
-            tool: p.tool,
-            call_entry: entry_ids[p.call_msg].clone(),
-            result_entry: p.result_msg.map(|j| entry_ids[j].clone()),
-            output_chars: p.output_chars,
-            is_error: p.is_error,
-            action,
-            pin: prep.pins[i],
-            useful: prior.map(|s| s.useful),
-            full: prior.map(|s| s.full),
-            source: prior.map(|s| s.source),
-            model: prior.and_then(|s| s.model.clone()),
-            signals: (prep.pins[i].is_none() && p.result_msg.is_some()).then(|| {
-                PairSignals::Budget {
-                    factor: (f64::from(factor) * 1000.0).round() / 1000.0,
-                    why: std::mem::take(&mut whys[i]),
-                }
-            }),
-            lines: lines.filter(|_| p.result_msg.is_some()),
-            command_lines: command_lines[i],
-            question_tokens: probe_map.get(id.as_str()).copied().unwrap_or(0),
-            id,
-        });
-    }
-    // The embedded selector's own answers, as scores (`--scores-out`): useful = some line kept,
-    // full = kept whole. Replayed with the threshold they give the same keep/stub/drop.
+    let mut reports = pair_reports(
+        pairs, &entry_ids, &prep.pins, fitted, &prior_map, &probe_map,
+    );
     let scores = if priors.is_empty() {
-        reports
-            .iter_mut()
-            .filter(|r| matches!(r.action, Action::Keep | Action::Stub | Action::Drop))
-            .filter(|r| probe_map.contains_key(r.id.as_str()))
-            .map(|r| {
-                let useful = if r.action == Action::Drop { 0.0 } else { 1.0 };
-                let full = if r.action == Action::Keep { 1.0 } else { 0.0 };
-                r.useful = Some(useful);
-                r.full = Some(full);
-                r.source = Some(crate::score::ScoreSource::Offline);
-                PairScore {
-                    pair_id: r.id.clone(),
-                    useful,
-                    full,
-                    source: crate::score::ScoreSource::Offline,
-                    model: None,
-                }
-            })
-            .collect()
+        own_scores(&mut reports, &probe_map)
     } else {
         priors
     };
     let mut counts = Counts::of(&reports, prep.user_messages);
     counts.user_messages_left_out = summary.users_left_out;
-    let mut warnings = Vec::new();
-    if summary_tokens > budget {
-        warnings.push(format!(
-            "the summary (~{} tokens) is over its budget (~{} tokens): even its smallest form (its title, with every user message left out) needs more",
-            crate::text::thousands(summary_tokens),
-            crate::text::thousands(budget)
-        ));
-    }
-    if prep.carried_tokens > budget {
-        // A compaction soon after the last one: the budget is a share of a small region, so the
-        // history the previous summary carried cannot all stay.
-        let kept = carried_lines.map_or(String::new(), |[k, t]| {
-            format!(
-                ": {} of its {} lines stay",
-                crate::text::thousands(k as u64),
-                crate::text::thousands(t as u64)
-            )
-        });
-        warnings.push(format!(
-            "the previous compaction's summary (~{} tokens) is larger than this summary's whole budget (~{} tokens){kept}; a larger --target-ratio or --max-summary-tokens keeps more of that history",
-            crate::text::thousands(prep.carried_tokens),
-            crate::text::thousands(budget)
-        ));
-    }
+    let warnings = warnings(summary_tokens, budget, prep.carried_tokens, carried_lines);
     let mut shrunk: Vec<String> = LEVELS[1..=li].iter().map(|l| l.step.to_string()).collect();
     if let (Some(last), Some(f)) = (shrunk.last_mut(), &filled) {
         last.push_str(&format!(" ({f})"));
@@ -839,6 +630,308 @@ pub fn finish(
             budget: Some(report),
         },
     ))
+}
+
+/// The fit's context: one selection candidate per pair (with its factor and the factor's
+/// reasons), then the carried summary's blocks, then the multi-line commands' rests.
+fn context<'p>(
+    prep: &'p Prepared,
+    budget: u64,
+    scorer: String,
+    prior_map: &HashMap<String, PairScore>,
+) -> (Ctx<'p>, Vec<Vec<&'static str>>) {
+    let n = prep.pairs.len();
+    let mut whys: Vec<Vec<&'static str>> = Vec::with_capacity(n);
+    let mut cands = Vec::with_capacity(n);
+    for (i, p) in prep.pairs.iter().enumerate() {
+        let (f, why) = factor(i, p, prep.pins[i], &prep.facts, prior_map.get(&p.id()));
+        whys.push(why);
+        let ident = render::ident(p, prep.cwd.as_deref());
+        // Header: `**tool** `ident` (tN; 123 of 4,567 lines):` + fences + separators.
+        let header = 2.0
+            + crate::jscompat::utf16_len(&ident) as f64
+            + crate::jscompat::utf16_len(&p.tool) as f64
+            + 40.0;
+        let written = prep.pins[i] == Some(Pin::EditWrite);
+        cands.push(Candidate {
+            eligible: (written || p.result_msg.is_some()) && prep.feats[i].is_some(),
+            factor: f,
+            header,
+            // A pin's call line shows anyway.
+            open: written,
+            positional: !written && !FILE_TEXT_TOOLS.contains(&p.tool.as_str()),
+        });
+    }
+    let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
+    let mut ctx = Ctx {
+        prep,
+        deficit: std::cell::Cell::new(budget::BodySize::default()),
+        cands,
+        marker: if ratio < BARE_MARKERS_BELOW {
+            budget::Marker::Bare
+        } else {
+            budget::Marker::Counted
+        },
+        scorer,
+        breadcrumbs: prep.options.breadcrumbs,
+        budget,
+        script_of: vec![None; n],
+        script_base: 0,
+        idents: vec![std::cell::OnceCell::new(); n],
+    };
+    // The carried summary's blocks are candidates after the pairs, then the command rests.
+    if let Some(c) = &prep.carried {
+        ctx.cands.extend(c.candidates());
+    }
+    ctx.script_base = ctx.cands.len();
+    for (k, (i, _)) in prep.scripts.iter().enumerate() {
+        let pair = &ctx.cands[*i];
+        ctx.cands.push(Candidate {
+            // A command's rest, though mostly file changes, keeps the position worth: without it
+            // the 16 real points kept 4 fewer prose strings at 30% (526 against 530 of 623).
+            positional: true,
+            eligible: true,
+            // Mostly file changes (`sed -i`s, heredocs, moves): what they wrote is in the
+            // files, like an edit's new text.
+            factor: pair.factor * WRITTEN_FACTOR,
+            // Its label and fence, and the call line while the output keeps nothing (a pin's
+            // shows anyway).
+            header: 30.0
+                + if prep.pins[*i].is_some() {
+                    0.0
+                } else {
+                    pair.header
+                },
+            open: false,
+        });
+        ctx.script_of[*i] = Some(ctx.script_base + k);
+    }
+    (ctx, whys)
+}
+
+/// The level and the selection at it: the richest level whose skeleton fits its share, then a
+/// richer one while the selected lines leave room. Returns the level's index, the selection
+/// and the chars it was given.
+fn choose(
+    ctx: &mut Ctx<'_>,
+    feats: &[Option<&budget::OutFeat>],
+    w: &Weights,
+) -> (usize, Vec<Vec<u32>>, f64) {
+    let n = ctx.prep.pairs.len();
+    let budget = ctx.budget;
+    let empty: Vec<Vec<u32>> = vec![Vec::new(); ctx.cands.len()];
+    let mut sizes = LevelSizes::new();
+    let mut li = level_for(&mut |i| sizes.get(ctx, &empty, i), budget);
+    let base = ctx.cands.clone();
+    let skeleton = sizes.get(ctx, &empty, li);
+    let (mut sel, mut line_budget) = select_at(ctx, &base, n, li, skeleton, feats, w);
+    // Room the lines did not need — left over (every line fits), or taken by plain lines chosen
+    // only because room was left at budgets without head/tail worth (with it, a plain line may
+    // be kept for its place) — goes to a richer level's prose and pins, as long as it lasts.
+    for _ in 0..3 {
+        if li == 0 {
+            break;
+        }
+        let unused = budget.saturating_sub(ctx.measure(&LEVELS[li], &sel));
+        let filler = if w.pos_gain == 0.0 {
+            crate::jscompat::tokens_from_chars(filler_chars(feats, &sel) as u64)
+        } else {
+            0
+        };
+        let room = filler + unused;
+        if room >= budget / 20
+            && let Some(j) = {
+                let at = sizes.get(ctx, &empty, li) + room * 9 / 10;
+                (0..li).find(|&j| sizes.get(ctx, &empty, j) <= at)
+            }
+        {
+            li = j;
+            let skeleton = sizes.get(ctx, &empty, li);
+            (sel, line_budget) = select_at(ctx, &base, n, li, skeleton, feats, w);
+        } else {
+            break;
+        }
+    }
+    (li, sel, line_budget)
+}
+
+/// The real render: re-read the outputs that keep lines, one at a time. When a fence or a
+/// marker comes out longer than measured and the summary is over its budget, the least
+/// valuable lines are dropped and it is rendered again (at most four renders). Returns the
+/// summary and the selection it shows.
+fn render_within(
+    ctx: &Ctx<'_>,
+    level: &Level,
+    mut sel: Vec<Vec<u32>>,
+    mut line_budget: f64,
+    feats: &[Option<&budget::OutFeat>],
+    w: &Weights,
+    src: Source<'_, '_>,
+) -> Result<(render::Rendered, Vec<Vec<u32>>)> {
+    let prep = ctx.prep;
+    let budget = ctx.budget;
+    let mut guard = 0;
+    loop {
+        // Reserved at its measured size (plus a little slack: a fence or marker may come out
+        // longer than measured): no doubling copies while it grows.
+        let bytes = ctx.measure_size(level, &sel).1;
+        let capacity = bytes + bytes / 64 + 4096;
+        let mut fetch = |i: usize| -> Result<String> {
+            let p = &prep.pairs[i];
+            let Some(f) = prep.feats[i].as_ref() else {
+                return Ok(String::new());
+            };
+            let full = if prep.pins[i] == Some(Pin::EditWrite) {
+                std::borrow::Cow::Owned(p.written_text())
+            } else if !p.output.is_empty() {
+                std::borrow::Cow::Borrowed(p.output.as_str())
+            } else if let Some(o) = &prep.pin_outputs[i] {
+                std::borrow::Cow::Borrowed(o.as_str())
+            } else if let Some(j) = p.result_msg {
+                std::borrow::Cow::Owned(fetch_output(
+                    src.session,
+                    src.projection,
+                    src.wall,
+                    prep.msgs[j].pos,
+                    &p.call_id,
+                    src.fetch,
+                )?)
+            } else {
+                return Ok(String::new());
+            };
+            // Only the kept text, and only until it is copied into the summary.
+            Ok(budget::render_lines(&full, f, &sel[i], ctx.marker))
+        };
+        let summary = ctx.render(level, &sel, Some(&mut fetch), capacity)?;
+        let size = crate::jscompat::tokens_from_chars(summary.u16 as u64);
+        guard += 1;
+        if size <= budget || guard >= 4 {
+            return Ok((summary, sel));
+        }
+        // The fence or a marker came out longer than measured: drop the least valuable lines.
+        let over = ((size - budget) * 4) as f64 + 64.0;
+        line_budget = (line_budget - over).max(0.0);
+        sel = budget::select(
+            feats,
+            &ctx.cands,
+            &prep.strings,
+            &prep.covered,
+            w,
+            ctx.marker,
+            line_budget,
+        );
+    }
+}
+
+/// What the fit decided for one pair, for its report.
+struct Fitted {
+    action: Action,
+    /// Lines of its output kept, of all (when it has line features).
+    lines: Option<[usize; 2]>,
+    /// Lines of its multi-line command's rest kept, of all.
+    command_lines: Option<[usize; 2]>,
+    factor: f32,
+    /// The factor's reasons.
+    why: Vec<&'static str>,
+}
+
+/// One report per pair: the pair (taken out of the plan's input), the entries of its call and
+/// result (`entry_ids`, by message), its pin, and what the fit decided for it.
+fn pair_reports(
+    pairs: Vec<Pair>,
+    entry_ids: &[String],
+    pins: &[Option<Pin>],
+    fitted: Vec<Fitted>,
+    prior_map: &HashMap<String, PairScore>,
+    probe_map: &HashMap<&str, u64>,
+) -> Vec<PairReport> {
+    let mut reports = Vec::with_capacity(pairs.len());
+    for ((i, p), f) in pairs.into_iter().enumerate().zip(fitted) {
+        let id = p.id();
+        let prior = prior_map.get(&id);
+        reports.push(PairReport {
+            tool: p.tool,
+            call_entry: entry_ids[p.call_msg].clone(),
+            result_entry: p.result_msg.map(|j| entry_ids[j].clone()),
+            output_chars: p.output_chars,
+            is_error: p.is_error,
+            action: f.action,
+            pin: pins[i],
+            useful: prior.map(|s| s.useful),
+            full: prior.map(|s| s.full),
+            source: prior.map(|s| s.source),
+            model: prior.and_then(|s| s.model.clone()),
+            signals: (pins[i].is_none() && p.result_msg.is_some()).then(|| PairSignals::Budget {
+                factor: (f64::from(f.factor) * 1000.0).round() / 1000.0,
+                why: f.why,
+            }),
+            lines: f.lines.filter(|_| p.result_msg.is_some()),
+            command_lines: f.command_lines,
+            question_tokens: probe_map.get(id.as_str()).copied().unwrap_or(0),
+            id,
+        });
+    }
+    reports
+}
+
+/// The embedded selector's own answers, as scores (`--scores-out`): useful = some line kept,
+/// full = kept whole. Replayed with the threshold they give the same keep/stub/drop. Also set
+/// on the reports.
+fn own_scores(reports: &mut [PairReport], probe_map: &HashMap<&str, u64>) -> Vec<PairScore> {
+    reports
+        .iter_mut()
+        .filter(|r| matches!(r.action, Action::Keep | Action::Stub | Action::Drop))
+        .filter(|r| probe_map.contains_key(r.id.as_str()))
+        .map(|r| {
+            let useful = if r.action == Action::Drop { 0.0 } else { 1.0 };
+            let full = if r.action == Action::Keep { 1.0 } else { 0.0 };
+            r.useful = Some(useful);
+            r.full = Some(full);
+            r.source = Some(crate::score::ScoreSource::Offline);
+            PairScore {
+                pair_id: r.id.clone(),
+                useful,
+                full,
+                source: crate::score::ScoreSource::Offline,
+                model: None,
+            }
+        })
+        .collect()
+}
+
+/// The fit's warnings: a summary over its budget even at its smallest form, and a previous
+/// summary larger than this one's whole budget (with how many of its lines stay).
+fn warnings(
+    summary_tokens: u64,
+    budget: u64,
+    carried_tokens: u64,
+    carried_lines: Option<[usize; 2]>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if summary_tokens > budget {
+        warnings.push(format!(
+            "the summary (~{} tokens) is over its budget (~{} tokens): even its smallest form (its title, with every user message left out) needs more",
+            crate::text::thousands(summary_tokens),
+            crate::text::thousands(budget)
+        ));
+    }
+    if carried_tokens > budget {
+        // A compaction soon after the last one: the budget is a share of a small region, so the
+        // history the previous summary carried cannot all stay.
+        let kept = carried_lines.map_or(String::new(), |[k, t]| {
+            format!(
+                ": {} of its {} lines stay",
+                crate::text::thousands(k as u64),
+                crate::text::thousands(t as u64)
+            )
+        });
+        warnings.push(format!(
+            "the previous compaction's summary (~{} tokens) is larger than this summary's whole budget (~{} tokens){kept}; a larger --target-ratio or --max-summary-tokens keeps more of that history",
+            crate::text::thousands(carried_tokens),
+            crate::text::thousands(budget)
+        ));
+    }
+    warnings
 }
 
 mod factors;
