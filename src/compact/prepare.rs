@@ -302,33 +302,11 @@ pub fn prepare(
         }
     }
     let system_message = replay_system_message(&sys_msgs);
-    // An entry's projected messages, the system ones left out (pi replays them apart).
-    let message_tokens = |pe: &crate::projection::PEntry| -> u64 {
-        pe.messages
-            .iter()
-            .filter(|m| m.kind != Role::System)
-            .map(|m| m.tokens0())
-            .sum()
-    };
-    let non_system = |r: std::ops::Range<usize>| -> u64 {
-        p.entries[r]
-            .iter()
-            .filter(|pe| {
-                !matches!(
-                    s.entries[pe.idx].body,
-                    crate::session::Body::Compaction { .. }
-                )
-            })
-            .map(message_tokens)
-            .sum()
-    };
-    let region_tokens = non_system(region.clone());
-    let kept_tokens = non_system(cut.first_kept_pos..end);
-    // The previous compaction's summary is in the context too (the new summary replaces it).
-    let carried_tokens = cut
-        .previous
-        .and_then(|pos| p.entries.get(pos))
-        .map_or(0, message_tokens);
+    let Tokens {
+        region: region_tokens,
+        kept: kept_tokens,
+        carried: carried_tokens,
+    } = Tokens::of(s, p, &cut);
     let system_tokens = crate::projection::replay_system_tokens(s, p);
 
     // Steps 2–3: pairs and pins.
@@ -374,70 +352,13 @@ pub fn prepare(
         .count();
 
     // State.
-    let mut exchanges = region::exchanges(&msgs);
-    region::exchanges_cont(&mut exchanges, &kept);
-    if let Some(text) = opts
-        .instructions
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-    {
-        exchanges.push(region::Exchange {
-            user: format!("Compaction instructions: {}", text.trim()),
-            assistant: String::new(),
-        });
-    }
-    let workspace = match (&s.header.cwd, opts.read_workspace) {
-        (Some(cwd), true) => state::read_workspace(cwd),
-        (Some(cwd), false) => state::Workspace {
-            name: std::path::Path::new(cwd)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            ..Default::default()
-        },
-        (None, _) => state::Workspace::default(),
-    };
-    let inputs = state::StateInputs {
-        workspace,
-        first: exchanges.first().cloned(),
-        all: exchanges,
-        carried: previous_summary.clone(),
-    };
+    let inputs = state_inputs(s, opts, &msgs, &kept, previous_summary.clone());
     let fitted = state::fit(&inputs, opts.state_budget);
     // Every exchange's words are in the fitted state or covered below: not held beside them.
     drop(inputs);
 
     // Questions for the unpinned, paired pairs (lite: sized from the output windows only).
-    let mut probes = Vec::new();
-    for (i, pair) in pairs.iter().enumerate() {
-        if pins[i].is_some() || pair.result_msg.is_none() {
-            continue;
-        }
-        let win = if opts.lite {
-            feats[i].as_ref().map_or(0, |f| f.win_tokens)
-        } else {
-            0
-        };
-        let mut probe = questions::probe(PairData {
-            pair_id: pair.id(),
-            index: i,
-            count: pairs.len(),
-            tool: pair.tool.clone(),
-            args: pair.args.clone(),
-            output: pair.output.clone(),
-            is_error: pair.is_error,
-            call_entry: msgs[pair.call_msg].entry_id.clone(),
-            result_entry: pair
-                .result_msg
-                .map(|j| msgs[j].entry_id.clone())
-                .unwrap_or_default(),
-        });
-        probe.est_tokens += 2 * win;
-        if opts.lite {
-            probe.lighten();
-        }
-        probes.push(probe);
-    }
+    let probes = probes(&pairs, &pins, &feats, &msgs, opts.lite);
     // Strings the summary holds anyway: the kept part, the region's prose, the pinned outputs.
     // pi-shake's own carried transcript competes line by line with the region (its strings are
     // not covered); another tool's summary (pi's own) is cut by position to a share.
@@ -601,6 +522,131 @@ pub fn prepare(
         user_messages,
         cwd: s.header.cwd.clone(),
     })))
+}
+
+/// pi's estimates of the parts of the context a compaction changes, system messages left out
+/// (pi replays them apart).
+struct Tokens {
+    /// The region, compaction entries left out.
+    region: u64,
+    /// The kept part.
+    kept: u64,
+    /// The previous compaction's summary, in the context too (the new summary replaces it).
+    carried: u64,
+}
+
+impl Tokens {
+    fn of(s: &Session, p: &Projection, cut: &cut::Cut) -> Tokens {
+        // An entry's projected messages, the system ones left out.
+        let message_tokens = |pe: &crate::projection::PEntry| -> u64 {
+            pe.messages
+                .iter()
+                .filter(|m| m.kind != Role::System)
+                .map(|m| m.tokens0())
+                .sum()
+        };
+        let non_system = |r: std::ops::Range<usize>| -> u64 {
+            p.entries[r]
+                .iter()
+                .filter(|pe| {
+                    !matches!(
+                        s.entries[pe.idx].body,
+                        crate::session::Body::Compaction { .. }
+                    )
+                })
+                .map(message_tokens)
+                .sum()
+        };
+        Tokens {
+            region: non_system(cut.region()),
+            kept: non_system(cut.first_kept_pos..p.entries.len()),
+            carried: cut
+                .previous
+                .and_then(|pos| p.entries.get(pos))
+                .map_or(0, message_tokens),
+        }
+    }
+}
+
+/// What the shared state is made of: the workspace, the exchanges of the region and of the kept
+/// part (the user's compaction instructions as the newest), and the carried summary.
+fn state_inputs(
+    s: &Session,
+    opts: &CompactOptions,
+    msgs: &[RMsg],
+    kept: &[RMsg],
+    carried: Option<String>,
+) -> state::StateInputs {
+    let mut exchanges = region::exchanges(msgs);
+    region::exchanges_cont(&mut exchanges, kept);
+    if let Some(text) = opts
+        .instructions
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        exchanges.push(region::Exchange {
+            user: format!("Compaction instructions: {}", text.trim()),
+            assistant: String::new(),
+        });
+    }
+    let workspace = match (&s.header.cwd, opts.read_workspace) {
+        (Some(cwd), true) => state::read_workspace(cwd),
+        (Some(cwd), false) => state::Workspace {
+            name: std::path::Path::new(cwd)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            ..Default::default()
+        },
+        (None, _) => state::Workspace::default(),
+    };
+    state::StateInputs {
+        workspace,
+        first: exchanges.first().cloned(),
+        all: exchanges,
+        carried,
+    }
+}
+
+/// The questions for the unpinned, paired pairs (`lite`: sized from the output windows only).
+fn probes(
+    pairs: &[region::Pair],
+    pins: &[Option<Pin>],
+    feats: &[Option<budget::OutFeat>],
+    msgs: &[RMsg],
+    lite: bool,
+) -> Vec<crate::score::PairProbe> {
+    let mut probes = Vec::new();
+    for (i, pair) in pairs.iter().enumerate() {
+        if pins[i].is_some() || pair.result_msg.is_none() {
+            continue;
+        }
+        let win = if lite {
+            feats[i].as_ref().map_or(0, |f| f.win_tokens)
+        } else {
+            0
+        };
+        let mut probe = questions::probe(PairData {
+            pair_id: pair.id(),
+            index: i,
+            count: pairs.len(),
+            tool: pair.tool.clone(),
+            args: pair.args.clone(),
+            output: pair.output.clone(),
+            is_error: pair.is_error,
+            call_entry: msgs[pair.call_msg].entry_id.clone(),
+            result_entry: pair
+                .result_msg
+                .map(|j| msgs[j].entry_id.clone())
+                .unwrap_or_default(),
+        });
+        probe.est_tokens += 2 * win;
+        if lite {
+            probe.lighten();
+        }
+        probes.push(probe);
+    }
+    probes
 }
 
 /// What the kept part says the agent is doing now: its word pieces (for relatedness), the query
