@@ -440,6 +440,148 @@ pub enum Carry<'a> {
     Lines(&'a super::carried::Carried, &'a [Vec<u32>]),
 }
 
+/// The summary's first line (and, in full, the paragraph saying what it is).
+fn title(o: &RenderOptions) -> String {
+    match o.title {
+        Title::Name => format!(
+            "# Session history before this point (pruned by {})",
+            o.pruner
+        ),
+        Title::Short => format!(
+            "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
+            o.pruner
+        ),
+        Title::Full => format!(
+            "# Session history before this point (pruned by {}, scored by {})\n\n\
+             This replaces the older part of the conversation: the user's and the assistant's \
+             words (long ones as head and tail) and the tool calls whose output may still matter, \
+             each under its call, verbatim except where a marker says what was cut. Calls not \
+             shown were dropped; re-run a call if you need its output.",
+            o.pruner, o.scorer
+        ),
+    }
+}
+
+/// `[2 user messages and 1 shell command the user ran left out]`: the messages left out since
+/// the last line, by kind (`None` when there are none).
+fn left_out_line(left_out: &[usize; KINDS]) -> Option<String> {
+    let mut said: Vec<String> = Vec::new();
+    for (n, (one, many)) in left_out.iter().zip(KIND_NAMES) {
+        match n {
+            0 => {}
+            1 => said.push(format!("1 {one}")),
+            n => said.push(format!("{n} {many}")),
+        }
+    }
+    let line = match said.len() {
+        0 => return None,
+        1 => said.remove(0),
+        n => format!("{} and {}", said[..n - 1].join(", "), said[n - 1]),
+    };
+    Some(format!("[{line} left out]"))
+}
+
+/// A run of consecutive dropped calls: one line per call with `--breadcrumbs`, else one
+/// aggregated line (`[12 tool calls dropped: bash ×8, read ×4]`) where the level shows drop
+/// lines (`None` for an empty run or a level without them).
+fn dropped_line(run: &[&Pair], o: &RenderOptions) -> Option<String> {
+    if run.is_empty() {
+        return None;
+    }
+    if o.breadcrumbs {
+        let lines: Vec<String> = run
+            .iter()
+            .map(|p| {
+                format!(
+                    "- dropped: **{}** {} ({}; {})",
+                    p.tool,
+                    ident(p, o.cwd.as_deref()),
+                    p.id(),
+                    size(clen(&p.output).max(p.output_chars))
+                )
+            })
+            .collect();
+        Some(lines.join("\n"))
+    } else if o.drop_notes {
+        let mut by: Vec<(&str, usize)> = Vec::new();
+        for p in run {
+            match by.iter_mut().find(|(t, _)| *t == p.tool) {
+                Some(x) => x.1 += 1,
+                None => by.push((p.tool.as_str(), 1)),
+            }
+        }
+        by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = by
+            .iter()
+            .map(|(t, n)| {
+                if *n == 1 {
+                    t.to_string()
+                } else {
+                    format!("{t} ×{n}")
+                }
+            })
+            .collect();
+        Some(format!(
+            "[{} tool call{} dropped: {}]",
+            run.len(),
+            if run.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        ))
+    } else {
+        None
+    }
+}
+
+/// A shell command the user ran (`!cmd`): the command, the output it showed the agent (which
+/// shrinks with the user's text), and how it ended.
+fn shell_command(
+    command: &str,
+    output: &str,
+    exit_code: Option<i64>,
+    cancelled: bool,
+    o: &RenderOptions,
+) -> String {
+    let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
+    // What the user chose to show the agent: it shrinks with the user's text.
+    if o.user_whole > 0 {
+        let body = keep_window(output, o.user_whole, o.user_window);
+        if output.is_empty() {
+            s.push_str("\n\n(no output)");
+        } else {
+            s.push_str(&format!("\n\n{}", fenced(&body, "")));
+        }
+    }
+    if cancelled {
+        s.push_str("\n\n(command cancelled)");
+    } else if let Some(c) = exit_code.filter(|c| *c != 0) {
+        s.push_str(&format!("\n\nCommand exited with code {c}"));
+    }
+    s
+}
+
+/// `Files edited or written above (the edits are not shown): …`: the paths of the dropped edit
+/// and write pins, once each, in order (`None` when there are none).
+fn changed_files(decided: &[Decided<'_>], o: &RenderOptions) -> Option<String> {
+    let mut paths: Vec<&str> = Vec::new();
+    for d in decided.iter() {
+        if d.pin == Some(Pin::EditWrite) && d.action == Action::Drop {
+            let Some(path) = d.pair.path() else { continue };
+            let path = relative_to(path, o.cwd.as_deref());
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    if paths.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = paths.iter().map(|p| inline_code(p)).collect();
+    Some(format!(
+        "Files edited or written above (the edits are not shown): {}",
+        list.join(", ")
+    ))
+}
+
 /// Render the region. `previous` = the previous compaction's summary, whole or by its kept
 /// lines.
 /// `fill(k, body)` may complete pair `k`'s body right before it is rendered, and each body is
@@ -462,21 +604,7 @@ pub fn render(
         },
         keep: o.keep_text,
     };
-    parts.push(match o.title {
-        Title::Name => format!("# Session history before this point (pruned by {})", o.pruner),
-        Title::Short => format!(
-            "# Session history before this point (pruned by {}; tool outputs cut to key lines — re-run a call for more)",
-            o.pruner
-        ),
-        Title::Full => format!(
-            "# Session history before this point (pruned by {}, scored by {})\n\n\
-             This replaces the older part of the conversation: the user's and the assistant's \
-             words (long ones as head and tail) and the tool calls whose output may still matter, \
-             each under its call, verbatim except where a marker says what was cut. Calls not \
-             shown were dropped; re-run a call if you need its output.",
-            o.pruner, o.scorer
-        ),
-    });
+    parts.push(title(o));
     // Pairs by (message, block); paired results by message.
     let mut at: std::collections::HashMap<(usize, usize), usize> =
         std::collections::HashMap::with_capacity(decided.len());
@@ -518,67 +646,13 @@ pub fn render(
     };
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Pair> = Vec::new();
-    let flush_users = |left_out: &mut [usize; KINDS], parts: &mut Parts| {
-        let mut said: Vec<String> = Vec::new();
-        for (n, (one, many)) in left_out.iter().zip(KIND_NAMES) {
-            match n {
-                0 => {}
-                1 => said.push(format!("1 {one}")),
-                n => said.push(format!("{n} {many}")),
-            }
-        }
-        let line = match said.len() {
-            0 => return,
-            1 => said.remove(0),
-            n => format!("{} and {}", said[..n - 1].join(", "), said[n - 1]),
-        };
-        parts.push(format!("[{line} left out]"));
-        *left_out = [0; KINDS];
-    };
     let flush = |run: &mut Vec<&Pair>, left_out: &mut [usize; KINDS], parts: &mut Parts| {
-        flush_users(left_out, parts);
-        if run.is_empty() {
-            return;
+        if let Some(line) = left_out_line(left_out) {
+            parts.push(line);
+            *left_out = [0; KINDS];
         }
-        if o.breadcrumbs {
-            let lines: Vec<String> = run
-                .iter()
-                .map(|p| {
-                    format!(
-                        "- dropped: **{}** {} ({}; {})",
-                        p.tool,
-                        ident(p, o.cwd.as_deref()),
-                        p.id(),
-                        size(clen(&p.output).max(p.output_chars))
-                    )
-                })
-                .collect();
-            parts.push(lines.join("\n"));
-        } else if o.drop_notes {
-            let mut by: Vec<(&str, usize)> = Vec::new();
-            for p in run.iter() {
-                match by.iter_mut().find(|(t, _)| *t == p.tool) {
-                    Some(x) => x.1 += 1,
-                    None => by.push((p.tool.as_str(), 1)),
-                }
-            }
-            by.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            let list: Vec<String> = by
-                .iter()
-                .map(|(t, n)| {
-                    if *n == 1 {
-                        t.to_string()
-                    } else {
-                        format!("{t} ×{n}")
-                    }
-                })
-                .collect();
-            parts.push(format!(
-                "[{} tool call{} dropped: {}]",
-                run.len(),
-                if run.len() == 1 { "" } else { "s" },
-                list.join(", ")
-            ));
+        if let Some(line) = dropped_line(run, o) {
+            parts.push(line);
         }
         run.clear();
     };
@@ -665,22 +739,7 @@ pub fn render(
                     continue;
                 }
                 flush(&mut run, &mut left_out, &mut parts);
-                let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
-                // What the user chose to show the agent: it shrinks with the user's text.
-                if o.user_whole > 0 {
-                    let body = keep_window(output, o.user_whole, o.user_window);
-                    if output.is_empty() {
-                        s.push_str("\n\n(no output)");
-                    } else {
-                        s.push_str(&format!("\n\n{}", fenced(&body, "")));
-                    }
-                }
-                if *cancelled {
-                    s.push_str("\n\n(command cancelled)");
-                } else if let Some(c) = exit_code.filter(|c| *c != 0) {
-                    s.push_str(&format!("\n\nCommand exited with code {c}"));
-                }
-                parts.push(s);
+                parts.push(shell_command(command, output, *exit_code, *cancelled, o));
             }
             Kind::Custom {
                 custom_type,
@@ -709,24 +768,10 @@ pub fn render(
         }
     }
     flush(&mut run, &mut left_out, &mut parts);
-    if o.changed_files {
-        let mut paths: Vec<&str> = Vec::new();
-        for d in decided.iter() {
-            if d.pin == Some(Pin::EditWrite) && d.action == Action::Drop {
-                let Some(path) = d.pair.path() else { continue };
-                let path = relative_to(path, o.cwd.as_deref());
-                if !paths.contains(&path) {
-                    paths.push(path);
-                }
-            }
-        }
-        if !paths.is_empty() {
-            let list: Vec<String> = paths.iter().map(|p| inline_code(p)).collect();
-            parts.push(format!(
-                "Files edited or written above (the edits are not shown): {}",
-                list.join(", ")
-            ));
-        }
+    if o.changed_files
+        && let Some(line) = changed_files(decided, o)
+    {
+        parts.push(line);
     }
     let carried = match previous {
         Some(Carry::Whole(t)) => Some(keep_window(t, o.carried_cap, o.carried_cap / 2)),
