@@ -227,41 +227,15 @@ pub fn plan_many(
         }
         let mut fetch_for = 0usize;
         for (k, params) in runs.iter().enumerate() {
-            wanted[k] = None;
-            let wants = |sc: Scope| params.scopes.contains(&sc) && !done.contains(&sc);
-            let elide_ok = wants(Scope::Elide) && !tails[k][pos];
-            let min_chars = params.block_min.saturating_mul(4);
-            let want_result = elide_ok && role == Role::ToolResult && stats.text_truthy_chars > 0;
-            // The largest region was measured while reading: no fetch when none is big enough.
-            let want_blocks = elide_ok
-                && role != Role::ToolResult
-                && (stats.max_text_len >= min_chars
-                    || (stats.is_string && stats.string_len >= min_chars))
-                && stats.max_region_tokens >= params.block_min;
-            let want_thinking =
-                wants(Scope::Thinking) && role == Role::Assistant && stats.thinking_blocks > 0;
-            let want_images = wants(Scope::Images) && stats.images > 0;
-            if !(want_result || want_blocks || want_thinking || want_images) {
-                continue;
-            }
-            // The content now: only fetched when its bytes must be copied.
-            let simple_result = want_result
-                && !want_images
-                && current_from_edit.is_none()
-                && stats.images == 0
-                && stats.blocks == stats.text_blocks;
-            let needs_content = !simple_result;
-            if needs_content {
-                fetch_for += 1;
-            }
-            wanted[k] = Some(Want {
-                result: want_result,
-                blocks: want_blocks,
-                thinking: want_thinking,
-                images: want_images,
-                simple_result,
-                needs_content,
-            });
+            wanted[k] = Want::of(
+                params,
+                done,
+                tails[k][pos],
+                role,
+                stats,
+                current_from_edit.is_some(),
+            );
+            fetch_for += usize::from(wanted[k].is_some_and(|w| w.needs_content));
         }
         if wanted.iter().all(Option::is_none) {
             continue;
@@ -281,7 +255,7 @@ pub fn plan_many(
             if want.needs_content && missing {
                 continue;
             }
-            let mut content: Value = if want.needs_content {
+            let content: Value = if want.needs_content {
                 fetch_for -= 1;
                 let shared = fetched.as_ref();
                 match (fetch_for, shared) {
@@ -292,41 +266,15 @@ pub fn plan_many(
             } else {
                 Value::Array(Vec::new())
             };
-            let mut folds = Vec::new();
-            let mut cur_tokens = before;
-            for &scope in &params.scopes {
-                let step = match scope {
-                    Scope::Elide if want.result => fold_result(
-                        &content,
-                        want.simple_result,
-                        stats.text_truthy_chars,
-                        tool.as_deref(),
-                    ),
-                    Scope::Elide if want.blocks => fold_blocks(&content, params.block_min),
-                    Scope::Thinking if want.thinking => fold_thinking(&content),
-                    Scope::Images if want.images => fold_images(&content),
-                    _ => None,
-                };
-                let Some((kind, count, new_content)) = step else {
-                    continue;
-                };
-                let Some(after) = tokens_of(s, pe.idx, &new_content) else {
-                    continue;
-                };
-                // Each step already shrinks its own region; an entry never grows.
-                if after > cur_tokens {
-                    continue;
-                }
-                content = new_content;
-                folds.push(ScopeFold {
-                    scope,
-                    kind: kind.as_str(),
-                    count,
-                    tokens_before: cur_tokens,
-                    tokens_after: after,
-                });
-                cur_tokens = after;
-            }
+            let (content, folds, cur_tokens) = fold_steps(
+                |c| tokens_of(s, pe.idx, c),
+                params,
+                want,
+                content,
+                before,
+                stats,
+                tool.as_deref(),
+            );
             if folds.is_empty() {
                 continue;
             }
@@ -361,6 +309,98 @@ struct Want {
     images: bool,
     simple_result: bool,
     needs_content: bool,
+}
+
+impl Want {
+    /// What run `params` wants of an entry (`None`: nothing): `done` = the scopes already
+    /// folded in it, `in_tail` = inside the run's protected tail, `from_edit` = its content
+    /// now is pi-shake's own overlay's.
+    fn of(
+        params: &FoldParams,
+        done: &[Scope],
+        in_tail: bool,
+        role: Role,
+        stats: &ContentStats,
+        from_edit: bool,
+    ) -> Option<Want> {
+        let wants = |sc: Scope| params.scopes.contains(&sc) && !done.contains(&sc);
+        let elide_ok = wants(Scope::Elide) && !in_tail;
+        let min_chars = params.block_min.saturating_mul(4);
+        let want_result = elide_ok && role == Role::ToolResult && stats.text_truthy_chars > 0;
+        // The largest region was measured while reading: no fetch when none is big enough.
+        let want_blocks = elide_ok
+            && role != Role::ToolResult
+            && (stats.max_text_len >= min_chars
+                || (stats.is_string && stats.string_len >= min_chars))
+            && stats.max_region_tokens >= params.block_min;
+        let want_thinking =
+            wants(Scope::Thinking) && role == Role::Assistant && stats.thinking_blocks > 0;
+        let want_images = wants(Scope::Images) && stats.images > 0;
+        if !(want_result || want_blocks || want_thinking || want_images) {
+            return None;
+        }
+        // The content now: only fetched when its bytes must be copied.
+        let simple_result = want_result
+            && !want_images
+            && !from_edit
+            && stats.images == 0
+            && stats.blocks == stats.text_blocks;
+        Some(Want {
+            result: want_result,
+            blocks: want_blocks,
+            thinking: want_thinking,
+            images: want_images,
+            simple_result,
+            needs_content: !simple_result,
+        })
+    }
+}
+
+/// Fold an entry's `content` (`before` tokens; `tokens` estimates the entry with another
+/// content) by run `params`'s scopes in order, each step kept only when the entry does not
+/// grow: the new content, the steps taken and the tokens after.
+fn fold_steps(
+    tokens: impl Fn(&Value) -> Option<u64>,
+    params: &FoldParams,
+    want: Want,
+    mut content: Value,
+    before: u64,
+    stats: &ContentStats,
+    tool: Option<&str>,
+) -> (Value, Vec<ScopeFold>, u64) {
+    let mut folds = Vec::new();
+    let mut cur_tokens = before;
+    for &scope in &params.scopes {
+        let step = match scope {
+            Scope::Elide if want.result => {
+                fold_result(&content, want.simple_result, stats.text_truthy_chars, tool)
+            }
+            Scope::Elide if want.blocks => fold_blocks(&content, params.block_min),
+            Scope::Thinking if want.thinking => fold_thinking(&content),
+            Scope::Images if want.images => fold_images(&content),
+            _ => None,
+        };
+        let Some((kind, count, new_content)) = step else {
+            continue;
+        };
+        let Some(after) = tokens(&new_content) else {
+            continue;
+        };
+        // Each step already shrinks its own region; an entry never grows.
+        if after > cur_tokens {
+            continue;
+        }
+        content = new_content;
+        folds.push(ScopeFold {
+            scope,
+            kind: kind.as_str(),
+            count,
+            tokens_before: cur_tokens,
+            tokens_after: after,
+        });
+        cur_tokens = after;
+    }
+    (content, folds, cur_tokens)
 }
 
 /// Move the content out of a fetched entry (`replacement.content` of an overlay), no copy.
