@@ -514,7 +514,9 @@ pub fn finish(
         .iter()
         .map(|s| (s.pair_id.clone(), s.clone()))
         .collect();
-    let (mut ctx, mut whys) = context(&prep, budget, scorer.clone(), &prior_map);
+    // The budget's share of the region: it sets the markers and the value model's weights.
+    let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
+    let (mut ctx, mut whys) = context(&prep, budget, ratio, scorer.clone(), &prior_map);
     let feats: Vec<Option<&budget::OutFeat>> = prep
         .feats
         .iter()
@@ -522,7 +524,6 @@ pub fn finish(
         .chain(prep.carried.iter().flat_map(|c| c.feats().map(Some)))
         .chain(prep.scripts.iter().map(|(_, f)| Some(f)))
         .collect();
-    let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
     let w = weights_at(ratio);
     let (li, sel, line_budget) = choose(&mut ctx, &feats, &w);
     let (level, filled) = fill(&ctx, LEVELS[li], &sel, prep.user_messages);
@@ -633,10 +634,12 @@ pub fn finish(
 }
 
 /// The fit's context: one selection candidate per pair (with its factor and the factor's
-/// reasons), then the carried summary's blocks, then the multi-line commands' rests.
+/// reasons), then the carried summary's blocks, then the multi-line commands' rests; `ratio` (the
+/// budget's share of the region) sets the cut markers.
 fn context<'p>(
     prep: &'p Prepared,
     budget: u64,
+    ratio: f64,
     scorer: String,
     prior_map: &HashMap<String, PairScore>,
 ) -> (Ctx<'p>, Vec<Vec<&'static str>>) {
@@ -662,7 +665,6 @@ fn context<'p>(
             positional: !written && !FILE_TEXT_TOOLS.contains(&p.tool.as_str()),
         });
     }
-    let ratio = budget as f64 / prep.region_tokens.max(1) as f64;
     let mut ctx = Ctx {
         prep,
         deficit: std::cell::Cell::new(budget::BodySize::default()),
