@@ -271,10 +271,14 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
+    let types = if types.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", types.join(", "))
+    };
     o.push_str(&format!(
-        "  entries   {} ({})\n",
-        thousands(r.entries as u64),
-        types.join(", ")
+        "  entries   {}{types}\n",
+        thousands(r.entries as u64)
     ));
     o.push_str(&format!(
         "  branch    leaf {}, {} entries on the active path, {} in context{}\n",

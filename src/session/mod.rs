@@ -404,6 +404,8 @@ struct LineState {
     mode: ParseMode,
     malformed: u32,
     first_malformed: Option<u32>,
+    /// A line before the first value that pi skipped because it starts with a byte-order mark.
+    bom_line: Option<u32>,
     repaired: u32,
     first_repaired: Option<u32>,
     invalid_utf8: u32,
@@ -449,6 +451,10 @@ impl LineState {
             Parsed::Blank => Ok(Fed { parsed: true }),
             Parsed::Malformed(err) => {
                 self.malformed += 1;
+                if !self.first_value_seen && self.bom_line.is_none() && text.starts_with('\u{feff}')
+                {
+                    self.bom_line = Some(line_no);
+                }
                 if self.first_malformed.is_none() {
                     self.first_malformed = Some(line_no);
                     s.problem(
@@ -493,9 +499,10 @@ impl LineState {
                                 FaultKind::BadSession,
                                 format!(
                                     "{}:{line_no}: not a pi session: the first JSON line must be a header \
-                                     {{\"type\":\"session\",\"id\":\"…\"}} ({})",
+                                     {{\"type\":\"session\",\"id\":\"…\"}} ({}){}",
                                     s.path.display(),
-                                    describe_non_header(&text)
+                                    describe_non_header(&text),
+                                    skipped_before(self.bom_line, self.first_malformed)
                                 ),
                             )
                             .into());
@@ -669,6 +676,18 @@ fn describe_non_header(text: &str) -> String {
     }
     let head: String = t.chars().take(60).collect();
     format!("found `{head}`")
+}
+
+/// Why the header may have been missed: a line before the first value that pi skipped.
+fn skipped_before(bom_line: Option<u32>, first_malformed: Option<u32>) -> String {
+    match (bom_line, first_malformed) {
+        (Some(n), _) => format!(
+            "; line {n} starts with a UTF-8 byte-order mark, so pi skips it as not JSON \
+             (save the file without the mark)"
+        ),
+        (None, Some(n)) => format!("; line {n} is not valid JSON and pi skips it"),
+        (None, None) => String::new(),
+    }
 }
 
 fn memchr(b: u8, hay: &[u8]) -> Option<usize> {

@@ -146,6 +146,31 @@ fn files_pi_rejects_are_errors_naming_the_file() {
 }
 
 #[test]
+fn a_header_pi_skips_is_named_in_the_error() {
+    let a = user("a", None, "x");
+    let err = |text: String| match Session::from_bytes(text.as_bytes(), Path::new("bad.jsonl")) {
+        Ok(s) => panic!("{text:?} was accepted: {:?}", s.header),
+        Err(e) => format!("{e:#}"),
+    };
+    // A byte-order mark makes the header line invalid JSON: pi skips it, then meets a message.
+    let bom = err(format!("\u{feff}{HEADER}\n{a}\n"));
+    assert!(bom.starts_with("bad.jsonl:2: not a pi session"), "{bom}");
+    assert!(
+        bom.contains("line 1 starts with a UTF-8 byte-order mark"),
+        "{bom}"
+    );
+    let torn = err(format!("{{\"type\":\"sess\n{a}\n"));
+    assert!(torn.starts_with("bad.jsonl:2: not a pi session"), "{torn}");
+    assert!(
+        torn.ends_with("; line 1 is not valid JSON and pi skips it"),
+        "{torn}"
+    );
+    // Without a skipped line the error says only what it found.
+    let plain = err(format!("{a}\n"));
+    assert!(!plain.contains("pi skips"), "{plain}");
+}
+
+#[test]
 fn counts_by_type_are_sorted() {
     let a = user("a", None, "x");
     let c = r#"{"type":"custom","customType":"k","data":{},"id":"c","parentId":"a","timestamp":"2026-03-01T09:15:02.000Z"}"#;

@@ -397,10 +397,20 @@ fn snapshot_status() {
     )
     .unwrap();
     w.age("malformed.jsonl");
+    // A session pi has only just created (its header, no entry yet), and one saved with a
+    // byte-order mark (pi skips its header line as not JSON).
+    let text = std::fs::read_to_string(w.path("thinking.jsonl")).unwrap();
+    let header = text.lines().next().unwrap();
+    std::fs::write(w.path("fresh.jsonl"), format!("{header}\n")).unwrap();
+    std::fs::write(w.path("bom.jsonl"), format!("\u{feff}{text}")).unwrap();
+    w.age("fresh.jsonl");
+    w.age("bom.jsonl");
     let mut s = String::new();
     w.record(&mut s, &["status", "thinking.jsonl"]);
     w.record(&mut s, &["status", "retry-context-edit.jsonl"]);
     w.record(&mut s, &["status", "malformed.jsonl"]);
+    w.record(&mut s, &["status", "fresh.jsonl"]);
+    w.record(&mut s, &["status", "bom.jsonl"]);
     w.record(
         &mut s,
         &["status", "--max-tokens", "1000", "thinking.jsonl"],
