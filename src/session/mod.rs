@@ -542,7 +542,11 @@ impl LineState {
             };
             return Err(Fault::new(
                 FaultKind::BadSession,
-                format!("{}: not a pi session: {why}", s.path.display()),
+                format!(
+                    "{}: not a pi session: {why}{}",
+                    s.path.display(),
+                    skipped_before(self.bom_line, self.first_malformed)
+                ),
             )
             .into());
         }

@@ -165,6 +165,13 @@ fn a_header_pi_skips_is_named_in_the_error() {
         torn.ends_with("; line 1 is not valid JSON and pi skips it"),
         "{torn}"
     );
+    // A file whose only line is a header behind a byte-order mark.
+    let only = err(format!("\u{feff}{HEADER}\n"));
+    assert!(only.starts_with("bad.jsonl: not a pi session"), "{only}");
+    assert!(
+        only.contains("line 1 starts with a UTF-8 byte-order mark"),
+        "{only}"
+    );
     // Without a skipped line the error says only what it found.
     let plain = err(format!("{a}\n"));
     assert!(!plain.contains("pi skips"), "{plain}");

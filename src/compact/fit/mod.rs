@@ -1,6 +1,6 @@
 //! Fitting a compaction to its budget: the shrink levels, the value model's per-pair factors,
 //! and the loop that selects tool-output lines ([`super::budget::select`]) until the rendered
-//! summary is within 1% under the budget (every line it wants kept, or eight tries, else).
+//! summary is within 1% under the budget, every line it wants is kept, or eight tries are spent.
 //!
 //! The skeleton — title, keep-windows of user and assistant text, pins, aggregated drop lines
 //! — is rendered at the richest `LEVELS` entry whose size is at most [`SKELETON_SHARE`] of the
