@@ -152,26 +152,34 @@ fn a_header_pi_skips_is_named_in_the_error() {
         Ok(s) => panic!("{text:?} was accepted: {:?}", s.header),
         Err(e) => format!("{e:#}"),
     };
-    // A byte-order mark makes the header line invalid JSON: pi skips it, then meets a message.
-    let bom = err(format!("\u{feff}{HEADER}\n{a}\n"));
-    assert!(bom.starts_with("bad.jsonl:2: not a pi session"), "{bom}");
-    assert!(
-        bom.contains("line 1 starts with a UTF-8 byte-order mark"),
-        "{bom}"
-    );
-    let torn = err(format!("{{\"type\":\"sess\n{a}\n"));
-    assert!(torn.starts_with("bad.jsonl:2: not a pi session"), "{torn}");
-    assert!(
-        torn.ends_with("; line 1 is not valid JSON and pi skips it"),
-        "{torn}"
-    );
-    // A file whose only line is a header behind a byte-order mark.
-    let only = err(format!("\u{feff}{HEADER}\n"));
-    assert!(only.starts_with("bad.jsonl: not a pi session"), "{only}");
-    assert!(
-        only.contains("line 1 starts with a UTF-8 byte-order mark"),
-        "{only}"
-    );
+    let bom = "line 1 starts with a UTF-8 byte-order mark";
+    let torn = "; line 1 is not valid JSON and pi skips it";
+    for (text, prefix, hint) in [
+        // A byte-order mark makes the header line invalid JSON: pi skips it, meets a message.
+        (
+            format!("\u{feff}{HEADER}\n{a}\n"),
+            "bad.jsonl:2: not a pi session",
+            bom,
+        ),
+        (
+            format!("{{\"type\":\"sess\n{a}\n"),
+            "bad.jsonl:2: not a pi session",
+            torn,
+        ),
+        // A file whose only line is a header behind a byte-order mark.
+        (
+            format!("\u{feff}{HEADER}\n"),
+            "bad.jsonl: not a pi session",
+            bom,
+        ),
+    ] {
+        let e = err(text);
+        assert!(e.starts_with(prefix), "{e}");
+        assert!(e.contains(hint), "{e}");
+        if hint == torn {
+            assert!(e.ends_with(torn), "{e}");
+        }
+    }
     // Without a skipped line the error says only what it found.
     let plain = err(format!("{a}\n"));
     assert!(!plain.contains("pi skips"), "{plain}");
