@@ -402,6 +402,16 @@ pub fn commit_with(
 /// Bytes a streamed append hands to one `write` (whole lines; at least one line).
 pub const CHUNK_BYTES: usize = 1 << 20;
 
+/// How a streamed append reaches the file: the bytes handed to one `write` and the low-level
+/// write itself. [`commit_streaming`] uses [`CHUNK_BYTES`] and `write_all`; fault-injection
+/// tests inject both through [`commit_streaming_with`].
+pub struct Sink<'a> {
+    /// Bytes per `write` (whole lines; at least one line).
+    pub chunk_bytes: usize,
+    /// The low-level write of one chunk.
+    pub write: &'a mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
+}
+
 /// Append `batch`, then the lines `more` adds to it one at a time until it returns `false`
 /// (undo's restored content): one logical append, written in chunks of whole lines of about
 /// [`CHUNK_BYTES`] on the same locked `O_APPEND` descriptor, fsync'd once at the end and
@@ -417,13 +427,14 @@ pub fn commit_streaming(
     more: &mut dyn FnMut(&mut Batch) -> Result<bool>,
     opts: &WriteOptions,
 ) -> Result<Written> {
-    commit_streaming_with(s, t, p, batch, more, opts, CHUNK_BYTES, &mut |f, bytes| {
-        f.write_all(bytes)
-    })
+    let sink = Sink {
+        chunk_bytes: CHUNK_BYTES,
+        write: &mut |f, bytes| f.write_all(bytes),
+    };
+    commit_streaming_with(s, t, p, batch, more, opts, sink)
 }
 
-/// [`commit_streaming`] with an injectable chunk size and low-level write (fault injection).
-#[allow(clippy::too_many_arguments)]
+/// [`commit_streaming`] through an injected [`Sink`] (fault injection).
 pub fn commit_streaming_with(
     s: &Session,
     t: &Tree,
@@ -431,19 +442,18 @@ pub fn commit_streaming_with(
     batch: Batch,
     more: &mut dyn FnMut(&mut Batch) -> Result<bool>,
     opts: &WriteOptions,
-    chunk_bytes: usize,
-    write: &mut dyn FnMut(&mut File, &[u8]) -> std::io::Result<()>,
+    sink: Sink<'_>,
 ) -> Result<Written> {
     append(
         s,
         t,
         p,
         opts,
-        write,
+        sink.write,
         &mut Source::Stream {
             batch,
             more,
-            chunk_bytes,
+            chunk_bytes: sink.chunk_bytes,
             started: false,
             done: false,
         },

@@ -20,19 +20,15 @@ pub use crate::report::undo::UndoReport;
 
 /// Undo one session.
 pub fn undo_one(path: &Path, force: bool) -> Result<UndoReport> {
-    undo_one_with(path, force, writer::CHUNK_BYTES, &mut |f, b| {
-        std::io::Write::write_all(f, b)
-    })
+    let sink = writer::Sink {
+        chunk_bytes: writer::CHUNK_BYTES,
+        write: &mut |f, b| std::io::Write::write_all(f, b),
+    };
+    undo_one_with(path, force, sink)
 }
 
-/// [`undo_one`] with the streamed append's chunk size and low-level write injected
-/// (fault-injection tests).
-pub fn undo_one_with(
-    path: &Path,
-    force: bool,
-    chunk_bytes: usize,
-    write: &mut dyn FnMut(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
-) -> Result<UndoReport> {
+/// [`undo_one`] with the streamed append's [`writer::Sink`] injected (fault-injection tests).
+pub fn undo_one_with(path: &Path, force: bool, sink: writer::Sink<'_>) -> Result<UndoReport> {
     let l = Loaded::open(path)?;
     let plan = undo::plan(&l.wall);
     let mut written = writer::Written {
@@ -49,8 +45,7 @@ pub fn undo_one_with(
             batch,
             &mut more,
             &WriteOptions { force },
-            chunk_bytes,
-            write,
+            sink,
         )?;
     }
     Ok(UndoReport {

@@ -366,7 +366,7 @@ fn a_streamed_undo_cut_short_loses_only_overlays_its_log_lists() {
         let f = copy_fixture(&shaken);
         let before = std::fs::read(&f).unwrap();
         let mut calls = 0;
-        let err = pi_shake::commands::undo::undo_one_with(&f, true, 1, &mut |file, bytes| {
+        let mut write = |file: &mut std::fs::File, bytes: &[u8]| {
             calls += 1;
             if calls == 3 {
                 if torn {
@@ -375,8 +375,12 @@ fn a_streamed_undo_cut_short_loses_only_overlays_its_log_lists() {
                 return Err(std::io::Error::from_raw_os_error(28));
             }
             file.write_all(bytes)
-        })
-        .unwrap_err();
+        };
+        let sink = writer::Sink {
+            chunk_bytes: 1,
+            write: &mut write,
+        };
+        let err = pi_shake::commands::undo::undo_one_with(&f, true, sink).unwrap_err();
         assert_eq!(calls, 3, "one write per line");
         assert_eq!(
             pi_shake::error::exit_code_of(&err),
