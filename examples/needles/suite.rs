@@ -31,11 +31,11 @@ use serde_json::{Value, json};
 
 use pi_shake::compact::{self, CompactOptions, Outcome};
 use pi_shake::jscompat::{epoch_ms_to_iso, utf16_len};
+use pi_shake::load::Loaded;
 use pi_shake::projection::Projection;
 use pi_shake::score::{NoProgress, Scorer};
 use pi_shake::session::Session;
 use pi_shake::tree::Tree;
-use pi_shake::wall::Wall;
 
 /// The session's cwd: a path that does not exist, so the CLI and the benchmark build the same
 /// state (no workspace read) and `--scores-out` files replay here.
@@ -1022,10 +1022,7 @@ pub fn run_compact(
     method: &str,
     ratio: Option<f64>,
 ) -> Result<(RunResult, compact::CompactPlan)> {
-    let s = Session::open(path)?;
-    let t = Tree::build(&s);
-    let p = Projection::build(&s, &t);
-    let w = Wall::build(&s, &t, &p);
+    let l = Loaded::open(path)?;
     // With a ratio: the budgeted selector, as `pi-shake compact --target-ratio R` runs it.
     let opts = CompactOptions {
         keep_recent_tokens: keep,
@@ -1036,9 +1033,7 @@ pub fn run_compact(
         }),
         ..CompactOptions::default()
     };
-    let out = compact::plan(&s, &t, &p, Some(&w), &opts, scorer, &NoProgress, &mut |i| {
-        s.read_value(i)
-    })?;
+    let out = compact::plan(&l, &opts, scorer, &NoProgress, &mut l.fetcher())?;
     let Outcome::Ready(plan) = out else {
         bail!("{}: nothing to compact", g.name)
     };

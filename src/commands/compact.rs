@@ -51,14 +51,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
     let mut fetch = l.fetcher();
     let mut plan = if args.dry_run && network {
         // A dry run never sends session content: heuristic scores, the real request count.
-        let prep = match compact::prepare(
-            &l.session,
-            &l.tree,
-            &l.projection,
-            Some(&l.wall),
-            &opts,
-            &mut fetch,
-        )? {
+        let prep = match compact::prepare(&l, &opts, &mut fetch)? {
             Outcome::Ready(p) => *p,
             other => return nothing(other, printer, path, args.emit_json),
         };
@@ -74,16 +67,7 @@ pub fn run(args: &CompactArgs, printer: &Printer) -> Result<()> {
             ));
         }
         let progress = BarProgress::new(printer.progress_bar(network));
-        let out = compact::plan(
-            &l.session,
-            &l.tree,
-            &l.projection,
-            Some(&l.wall),
-            &opts,
-            scorer.as_ref(),
-            &progress,
-            &mut fetch,
-        );
+        let out = compact::plan(&l, &opts, scorer.as_ref(), &progress, &mut fetch);
         let out = match out {
             Ok(o) => o,
             Err(e) => match e.downcast::<ScorerError>() {

@@ -8,12 +8,9 @@ use super::{
     Action, CompactOptions, CompactPlan, Counts, Decision, Fetch, Outcome, PairReport, PairSignals,
     Prepared, fit, prepare, pruner, render, text,
 };
-use crate::projection::Projection;
+use crate::load::Loaded;
 use crate::score::offline::{self, Heuristic, Signals};
 use crate::score::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
-use crate::session::Session;
-use crate::tree::Tree;
-use crate::wall::Wall;
 
 /// Steps 5–6: scores → actions, render, sizes.
 pub fn finish(
@@ -159,18 +156,14 @@ pub fn finish(
 /// A scorer failure is returned as an [`anyhow::Error`] wrapping the [`ScorerError`] (downcast
 /// it for the exit code) unless `on_scorer_error_offline`, which scores the missing pairs with
 /// the offline heuristic.
-#[allow(clippy::too_many_arguments)]
 pub fn plan(
-    s: &Session,
-    t: &Tree,
-    p: &Projection,
-    wall: Option<&Wall>,
+    l: &Loaded,
     opts: &CompactOptions,
     scorer: &dyn Scorer,
     progress: &dyn Progress,
     fetch: Fetch<'_>,
 ) -> Result<Outcome<CompactPlan>> {
-    let prep = match prepare(s, t, p, wall, opts, fetch)? {
+    let prep = match prepare(l, opts, fetch)? {
         Outcome::Ready(p) => *p,
         Outcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
         Outcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
@@ -193,9 +186,9 @@ pub fn plan(
             }
         };
         let src = fit::Source {
-            session: s,
-            projection: p,
-            wall,
+            session: &l.session,
+            projection: &l.projection,
+            wall: Some(&l.wall),
             fetch,
         };
         let mut plan = fit::finish(prep, &spec, name, planned, priors, src)?;

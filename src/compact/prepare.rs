@@ -9,10 +9,10 @@ use serde_json::{Map, Value, json};
 use super::region::{self, Kind, Pin, RMsg};
 use super::{CompactOptions, Fetch, Outcome, Prepared, budget, cut, fit, questions, state, text};
 use super::{CutOutcome, estimate_request_tokens};
+use crate::load::Loaded;
 use crate::projection::{Overlays, Projection, materialize};
 use crate::score::{PairData, ScoreRequest};
 use crate::session::{Role, Session};
-use crate::tree::Tree;
 use crate::wall::Wall;
 
 /// pi-ai's `getCurrentSystemMessage` over materialized messages (system ones only are read).
@@ -247,14 +247,8 @@ fn prose_parts(msgs: &[RMsg]) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Steps 1–4 up to the scorer: cut, region, pins, pairs, state, questions.
-pub fn prepare(
-    s: &Session,
-    t: &Tree,
-    p: &Projection,
-    wall: Option<&Wall>,
-    opts: &CompactOptions,
-    fetch: Fetch<'_>,
-) -> Result<Outcome<Prepared>> {
+pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Outcome<Prepared>> {
+    let (s, t, p, wall) = (&l.session, &l.tree, &l.projection, Some(&l.wall));
     let outcome = match &opts.first_kept_entry_id {
         None => cut::prepare(s, t, p, opts.keep_recent_tokens),
         Some(id) => cut::at(s, t, p, id, opts.keep_recent_tokens).ok_or_else(|| {

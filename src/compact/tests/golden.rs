@@ -224,18 +224,10 @@ fn golden_plan() -> (CompactPlan, Loaded, PathBuf) {
         ("t12".into(), 0.2, 0.2),
         ("t13".into(), 0.2, 0.2),
     ]);
-    let s = &l.s;
-    let Outcome::Ready(plan) = plan(
-        &l.s,
-        &l.t,
-        &l.p,
-        Some(&l.w),
-        &opts(5),
-        &scorer,
-        &NoProgress,
-        &mut |i| s.read_value(i),
-    )
-    .unwrap() else {
+    let s = &l.session;
+    let Outcome::Ready(plan) =
+        plan(&l, &opts(5), &scorer, &NoProgress, &mut |i| s.read_value(i)).unwrap()
+    else {
         panic!("nothing to compact")
     };
     (*plan, l, path)
@@ -247,7 +239,7 @@ fn golden_pins_and_actions() {
     // Ids are the call's line in the file (`t{line}`, `t{line}_{k}` for its k-th call).
     for p in &plan.pairs {
         let line = l
-            .s
+            .session
             .entries
             .iter()
             .find(|e| e.id.as_ref().map(|k| k.display().to_string()) == Some(p.call_entry.clone()))
@@ -331,7 +323,7 @@ fn golden_pins_and_actions() {
     assert_eq!(plan.cut.first_kept_id, "e0000028");
     check_golden("pins-and-actions.md", sm);
     // The entry: field order, fromHook, systemMessage replay.
-    let mut batch = Batch::new(&l.s, &l.t).unwrap();
+    let mut batch = Batch::new(&l.session, &l.tree).unwrap();
     append(&mut plan, &mut batch);
     let line: Value = serde_json::from_str(batch.lines().next().unwrap()).unwrap();
     let keys: Vec<&str> = line
@@ -394,18 +386,10 @@ fn golden_offline_scores_and_replay_round_trip() {
     let scores = dir.join("scores.jsonl");
     crate::score::replay::write_scores(&scores, TEMPLATE, &plan.request, &plan.scores).unwrap();
     let replay = crate::score::replay::Replay::from_file(&scores, TEMPLATE, false).unwrap();
-    let s = &l.s;
-    let Outcome::Ready(again) = super::plan(
-        &l.s,
-        &l.t,
-        &l.p,
-        Some(&l.w),
-        &opts(5),
-        &replay,
-        &NoProgress,
-        &mut |i| s.read_value(i),
-    )
-    .unwrap() else {
+    let s = &l.session;
+    let Outcome::Ready(again) =
+        super::plan(&l, &opts(5), &replay, &NoProgress, &mut |i| s.read_value(i)).unwrap()
+    else {
         panic!()
     };
     assert!(again.scorer.starts_with("replay ("));
@@ -451,21 +435,14 @@ fn offline_fallback_reports_signals_beside_offline_scores_only() {
     let path = dir.join("golden.jsonl");
     std::fs::write(&path, golden_session()).unwrap();
     let l = load(&path);
-    let s = &l.s;
+    let s = &l.session;
     let o = CompactOptions {
         on_scorer_error_offline: true,
         ..opts(5)
     };
-    let Outcome::Ready(plan) = plan(
-        &l.s,
-        &l.t,
-        &l.p,
-        Some(&l.w),
-        &o,
-        &HalfThenFail(2),
-        &NoProgress,
-        &mut |i| s.read_value(i),
-    )
+    let Outcome::Ready(plan) = plan(&l, &o, &HalfThenFail(2), &NoProgress, &mut |i| {
+        s.read_value(i)
+    })
     .unwrap() else {
         panic!()
     };

@@ -8,12 +8,10 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::projection::Projection;
+use crate::load::Loaded;
 use crate::score::offline::Heuristic;
 use crate::score::{NoProgress, Progress, ScoreSource, Scorer, ScorerError};
-use crate::session::{Role, Session};
-use crate::tree::Tree;
-use crate::wall::Wall;
+use crate::session::Role;
 
 const KEEPS: [u64; 4] = [20_000, 5_000, 2_000, 500];
 
@@ -104,19 +102,8 @@ fn oracle(files: &[PathBuf], keep: Option<u64>, messages: bool) -> Vec<Value> {
         .collect()
 }
 
-struct Loaded {
-    s: Session,
-    t: Tree,
-    p: Projection,
-    w: Wall,
-}
-
 fn load(path: &Path) -> Loaded {
-    let s = Session::open(path).unwrap();
-    let t = Tree::build(&s);
-    let p = Projection::build(&s, &t);
-    let w = Wall::build(&s, &t, &p);
-    Loaded { s, t, p, w }
+    Loaded::open(path).unwrap()
 }
 
 fn opts(keep: u64) -> CompactOptions {
@@ -128,26 +115,19 @@ fn opts(keep: u64) -> CompactOptions {
 }
 
 fn plan_of(l: &Loaded, keep: u64) -> Outcome<CompactPlan> {
-    let s = &l.s;
-    plan(
-        &l.s,
-        &l.t,
-        &l.p,
-        Some(&l.w),
-        &opts(keep),
-        &Heuristic,
-        &NoProgress,
-        &mut |i| s.read_value(i),
-    )
+    let s = &l.session;
+    plan(l, &opts(keep), &Heuristic, &NoProgress, &mut |i| {
+        s.read_value(i)
+    })
     .unwrap()
 }
 
 fn messages_in(l: &Loaded, r: std::ops::Range<usize>) -> usize {
-    l.p.entries[r]
+    l.projection.entries[r]
         .iter()
         .filter(|pe| {
             !matches!(
-                l.s.entries[pe.idx].body,
+                l.session.entries[pe.idx].body,
                 crate::session::Body::Compaction { .. }
             )
         })
@@ -170,7 +150,7 @@ fn cut_point_matches_pi_on_every_fixture() {
         for (f, row) in files.iter().zip(&rows) {
             assert_eq!(row["ok"], json!(true), "{}: {row}", f.display());
             let l = load(f);
-            let ours = cut::prepare(&l.s, &l.t, &l.p, keep);
+            let ours = cut::prepare(&l.session, &l.tree, &l.projection, keep);
             let name = f.file_name().unwrap().to_string_lossy();
             compared += 1;
             match (&ours, &row["compaction"]) {
@@ -235,12 +215,12 @@ fn end_to_end_pi_honours_our_compaction() {
                 panic!("copy plans differently")
             };
             assert_eq!(plan.summary, plan2.summary, "deterministic");
-            let mut batch = Batch::new(&l.s, &l.t).unwrap();
+            let mut batch = Batch::new(&l.session, &l.tree).unwrap();
             let id = append(&mut plan2, &mut batch);
             crate::writer::commit(
-                &l.s,
-                &l.t,
-                &l.p,
+                &l.session,
+                &l.tree,
+                &l.projection,
                 &batch,
                 &crate::writer::WriteOptions { force: true },
             )
@@ -254,9 +234,9 @@ fn end_to_end_pi_honours_our_compaction() {
             let after = load(&copy);
             assert_eq!(
                 after
-                    .p
+                    .projection
                     .compaction
-                    .map(|i| after.s.entries[i].id_str().to_string()),
+                    .map(|i| after.session.entries[i].id_str().to_string()),
                 Some(id.clone())
             );
             let name = f.file_name().unwrap().to_string_lossy().to_string();
@@ -313,13 +293,13 @@ fn end_to_end_pi_honours_our_compaction() {
                 assert_eq!(proj[k]["entryId"], json!(id));
                 assert_eq!(msgs[k]["summary"], json!(plan.summary));
                 // pi continues at our firstKeptEntryId: the kept rows are ours, in order.
-                let expected: Vec<String> = l.p.entries[plan2.cut.first_kept_pos..]
+                let expected: Vec<String> = l.projection.entries[plan2.cut.first_kept_pos..]
                     .iter()
                     .flat_map(|pe| {
                         pe.messages
                             .iter()
                             .filter(|m| m.kind != Role::System)
-                            .map(|_| l.s.entries[pe.idx].id_str().to_string())
+                            .map(|_| l.session.entries[pe.idx].id_str().to_string())
                             .collect::<Vec<_>>()
                     })
                     .collect();
@@ -415,7 +395,7 @@ fn folds_by_pi_shake_are_read_through() {
     std::fs::write(&path, golden::golden_session()).unwrap();
     // Fold t8's result (entry e0000017) the way `shake` does: a context_edit + a shake log.
     let l = load(&path);
-    let mut batch = Batch::new(&l.s, &l.t).unwrap();
+    let mut batch = Batch::new(&l.session, &l.tree).unwrap();
     let edit = batch.context_edit(
         "e0000017",
         json!({"content": [{"type": "text", "text": "[... omitted (~1,600 tokens)]"}]}),
@@ -449,27 +429,20 @@ fn folds_by_pi_shake_are_read_through() {
         serde_json::to_value(&log).unwrap(),
     );
     crate::writer::commit(
-        &l.s,
-        &l.t,
-        &l.p,
+        &l.session,
+        &l.tree,
+        &l.projection,
         &batch,
         &crate::writer::WriteOptions { force: true },
     )
     .unwrap();
     let l = load(&path);
-    assert_eq!(l.w.items.len(), 1, "the fold is on the wall");
-    let s = &l.s;
+    assert_eq!(l.wall.items.len(), 1, "the fold is on the wall");
+    let s = &l.session;
     let keep_all = Fixed((1..=13).map(|i| (format!("t{i}"), 1.0, 1.0)).collect());
-    let Outcome::Ready(plan) = plan(
-        &l.s,
-        &l.t,
-        &l.p,
-        Some(&l.w),
-        &opts(5),
-        &keep_all,
-        &NoProgress,
-        &mut |i| s.read_value(i),
-    )
+    let Outcome::Ready(plan) = plan(&l, &opts(5), &keep_all, &NoProgress, &mut |i| {
+        s.read_value(i)
+    })
     .unwrap() else {
         panic!()
     };
