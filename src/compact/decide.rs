@@ -11,6 +11,7 @@ use super::{
 use crate::load::Loaded;
 use crate::score::offline::{self, Heuristic, Signals};
 use crate::score::{PairScore, Progress, ScoreRequest, ScoreSource, Scorer, ScorerError};
+use crate::session::Body;
 
 /// Steps 5–6: scores → actions, render, sizes.
 pub fn finish(
@@ -194,6 +195,7 @@ pub fn plan(
         let mut plan = fit::finish(prep, &spec, name, planned, priors, src)?;
         let notes = scorer.notes();
         plan.warnings.extend(notes.warnings.iter().cloned());
+        plan.warnings.extend(over_sent(l, &plan));
         plan.notes = notes;
         return Ok(Outcome::Ready(Box::new(plan)));
     }
@@ -216,8 +218,44 @@ pub fn plan(
     }
     let mut plan = finish(prep, name, planned, scores, signals)?;
     plan.warnings.extend(notes.warnings.iter().cloned());
+    plan.warnings.extend(over_sent(l, &plan));
     plan.notes = notes;
     Ok(Outcome::Ready(Box::new(plan)))
+}
+
+/// The largest context the session shows it sent its model: pi's `calculateContextTokens` of
+/// each valid assistant `usage` in the file (any branch), if one is recorded.
+pub fn largest_sent(l: &Loaded) -> Option<f64> {
+    l.session
+        .entries
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Message(m) => m.valid_usage(),
+            _ => None,
+        })
+        .reduce(f64::max)
+}
+
+/// The context after a compaction may exceed the largest the session has sent by this factor
+/// before [`over_sent`] warns: pi's chars/4 estimate and a model's tokenizer disagree by that
+/// much on code and logs.
+const OVER_SENT_MARGIN: f64 = 1.25;
+
+/// A warning when the summary makes the context after the compaction larger than any the
+/// session has sent its model ([`OVER_SENT_MARGIN`] aside): a region that grew without being
+/// sent, a synthetic session. Only when the kept part alone fits, so a smaller budget is the
+/// fix. pi-shake knows no model's context window; the usage pi recorded is the evidence it has.
+fn over_sent(l: &Loaded, plan: &CompactPlan) -> Option<String> {
+    let sent = largest_sent(l)?;
+    let after = plan.sizes.context_after;
+    let kept = after.saturating_sub(plan.sizes.region_after);
+    (after as f64 > sent * OVER_SENT_MARGIN && (kept as f64) < sent).then(|| {
+        format!(
+            "the compacted context (~{} tokens) is larger than any this session has sent its model (~{} tokens, by the usage pi recorded); the model may refuse it: a smaller --target-ratio or --max-summary-tokens fits it",
+            crate::text::thousands(after),
+            crate::text::thousands(sent.round() as u64)
+        )
+    })
 }
 
 fn fallback(req: &ScoreRequest, e: ScorerError, name: String) -> (Vec<PairScore>, String) {

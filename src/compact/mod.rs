@@ -39,7 +39,7 @@ pub use crate::jscompat::estimate_request_tokens;
 pub use crate::score::questions::{self, TEMPLATE};
 pub use crate::text;
 pub use cut::{Cut, CutOutcome};
-pub use decide::{finish, plan};
+pub use decide::{finish, largest_sent, plan};
 pub(crate) use prepare::fetch_output;
 pub use prepare::{prepare, replay_system_message};
 pub use region::{Pin, normalised_args, same_key};

@@ -442,3 +442,49 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
         assert_eq!(sent_summary(&after), summary);
     }
 }
+
+#[test]
+fn a_summary_larger_than_any_context_the_session_sent_is_warned_about_and_written() {
+    // A real pi-mono prefix whose recorded usage says the model was only ever sent ~30,000
+    // tokens (as if its outputs had grown without being sent).
+    let f = pi_mono_prefix("session.jsonl", 321, "over-sent");
+    let text: String = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["message"]["usage"].is_object() {
+                v["message"]["usage"] = json!({"input": 30_000, "output": 0, "cacheRead": 0,
+                    "cacheWrite": 0, "totalTokens": 30_000});
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(&f, text).unwrap();
+    age(&f);
+    let warning = "larger than any this session has sent its model (~30,000 tokens";
+    // The dry run's human output says it, with the flags that fit it.
+    let dry = pi_shake(&[
+        "compact",
+        "--dry-run",
+        "--target-ratio",
+        "0.9",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(dry.stdout.contains(warning), "{}", dry.stdout);
+    assert!(
+        dry.stdout.contains("--max-summary-tokens fits it"),
+        "{}",
+        dry.stdout
+    );
+    // A real run writes the compaction anyway and lists the warning in --json.
+    let rep = compact_json(&f, &["--target-ratio", "0.9"]);
+    assert_eq!(rep["compacted"], json!(true), "{rep}");
+    let warnings = rep["warnings"].to_string();
+    assert!(warnings.contains(warning), "{warnings}");
+    if need_oracle() {
+        let after = oracle1(&f, &["--messages"]);
+        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
+    }
+}

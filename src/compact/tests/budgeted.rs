@@ -1322,3 +1322,53 @@ fn a_small_budget_fills_the_shown_windows_to_within_five_percent() {
     assert!(widened >= 4, "{widened}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The usage pi recorded is the only evidence of what the model takes: a summary that makes the
+/// context larger than any the session sent is warned about, and only then.
+#[test]
+fn a_context_larger_than_any_the_session_sent_is_warned_about() {
+    let with_usage = |total: u64| {
+        let mut lines = budget_lines(40);
+        // The first answer records what pi sent: `totalTokens` is what pi counts.
+        let first = lines
+            .iter_mut()
+            .find(|l| l["message"]["role"] == "assistant")
+            .unwrap();
+        first["message"]["usage"] = json!({"input": total, "output": 0, "cacheRead": 0,
+            "cacheWrite": 0, "totalTokens": total});
+        lines
+    };
+    let warned = |p: &CompactPlan| {
+        p.warnings
+            .iter()
+            .any(|w| w.contains("larger than any this session has sent its model"))
+    };
+    // Sent ~5,000 tokens at most; a summary of 60% of the region leaves far more.
+    let (l, dir) = load_lines("sent-small", &with_usage(5_000));
+    assert_eq!(largest_sent(&l), Some(5_000.0));
+    let big = budget_plan(&l, ratio(0.6));
+    assert!(
+        big.sizes.context_after > 6_250,
+        "{}",
+        big.sizes.context_after
+    );
+    assert!(warned(&big), "{:?}", big.warnings);
+    // A summary small enough to fit is not.
+    let small = budget_plan(&l, at_most(200));
+    assert!(
+        small.sizes.context_after < 6_250,
+        "{}",
+        small.sizes.context_after
+    );
+    assert!(!warned(&small), "{:?}", small.warnings);
+    std::fs::remove_dir_all(dir).ok();
+    // Sent more than the compacted context: no warning.
+    let (l, dir) = load_lines("sent-large", &with_usage(10_000_000));
+    assert!(!warned(&budget_plan(&l, ratio(0.6))));
+    std::fs::remove_dir_all(dir).ok();
+    // No usage recorded: nothing to go by, no warning.
+    let (l, dir) = budget_loaded("sent-none", 40);
+    assert_eq!(largest_sent(&l), None);
+    assert!(!warned(&budget_plan(&l, ratio(0.6))));
+    std::fs::remove_dir_all(dir).ok();
+}
