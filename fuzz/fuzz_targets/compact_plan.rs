@@ -44,14 +44,5 @@ fuzz_target!(|data: &[u8]| {
         }),
         ..Default::default()
     };
-    let _ = plan(
-        &l.session,
-        &l.tree,
-        &l.projection,
-        Some(&l.wall),
-        &opts,
-        &Heuristic,
-        &NoProgress,
-        &mut fetch,
-    );
+    let _ = plan(&l, &opts, &Heuristic, &NoProgress, &mut fetch);
 });
