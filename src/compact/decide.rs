@@ -169,6 +169,24 @@ pub fn plan(
         Outcome::AlreadyCompacted => return Ok(Outcome::AlreadyCompacted),
         Outcome::NothingToCompact => return Ok(Outcome::NothingToCompact),
     };
+    let mut plan = scored(l, prep, opts, scorer, progress, fetch)?;
+    let notes = scorer.notes();
+    plan.warnings.extend(notes.warnings.iter().cloned());
+    plan.warnings.extend(over_sent(l, &plan));
+    plan.notes = notes;
+    Ok(Outcome::Ready(Box::new(plan)))
+}
+
+/// [`plan`]'s decision for a prepared region: under a budget the fit (another scorer's answers
+/// as priors), else the scorer's answers at the threshold.
+fn scored(
+    l: &Loaded,
+    prep: Prepared,
+    opts: &CompactOptions,
+    scorer: &dyn Scorer,
+    progress: &dyn Progress,
+    fetch: Fetch<'_>,
+) -> Result<CompactPlan> {
     let name = scorer.name();
     let planned = scorer.planned_requests(&prep.request);
     if let Some(spec) = opts.budget.clone() {
@@ -192,12 +210,7 @@ pub fn plan(
             wall: Some(&l.wall),
             fetch,
         };
-        let mut plan = fit::finish(prep, &spec, name, planned, priors, src)?;
-        let notes = scorer.notes();
-        plan.warnings.extend(notes.warnings.iter().cloned());
-        plan.warnings.extend(over_sent(l, &plan));
-        plan.notes = notes;
-        return Ok(Outcome::Ready(Box::new(plan)));
+        return fit::finish(prep, &spec, name, planned, priors, src);
     }
     let (scores, mut name) = if prep.request.probes.is_empty() {
         (Vec::new(), name)
@@ -208,7 +221,6 @@ pub fn plan(
             Err(e) => return Err(anyhow::Error::new(e)),
         }
     };
-    let notes = scorer.notes();
     // The heuristic's signals are only reported beside offline scores, so they are computed
     // exactly when a score says it came from the heuristic (the offline scorer, a fallback).
     let offline_used = scores.iter().any(|s| s.source == ScoreSource::Offline);
@@ -216,11 +228,7 @@ pub fn plan(
     if name.is_empty() {
         name = offline::NAME.to_string();
     }
-    let mut plan = finish(prep, name, planned, scores, signals)?;
-    plan.warnings.extend(notes.warnings.iter().cloned());
-    plan.warnings.extend(over_sent(l, &plan));
-    plan.notes = notes;
-    Ok(Outcome::Ready(Box::new(plan)))
+    finish(prep, name, planned, scores, signals)
 }
 
 /// The largest context the session shows it sent its model: pi's `calculateContextTokens` of
