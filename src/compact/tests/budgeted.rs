@@ -119,15 +119,13 @@ fn try_budget_plan_keeping(
     summary_text: bool,
     keep: u64,
 ) -> Option<CompactPlan> {
-    let s = &l.session;
     let o = CompactOptions {
         budget: Some(spec),
         lite: true,
         summary_text,
         ..opts(keep)
     };
-    let Outcome::Ready(plan) =
-        plan(l, &o, &Heuristic, &NoProgress, &mut |i| s.read_value(i)).unwrap()
+    let Outcome::Ready(plan) = plan(l, &o, &Heuristic, &NoProgress, &mut l.fetcher()).unwrap()
     else {
         return None;
     };
@@ -377,15 +375,12 @@ fn a_budgeted_summary_stays_a_transcript() {
 fn lite_and_full_modes_make_the_same_summary() {
     let (l, dir) = budget_loaded("lite", 20);
     let a = budget_plan(&l, ratio(0.10));
-    let s = &l.session;
     let o = CompactOptions {
         budget: Some(ratio(0.10)),
         lite: false,
         ..opts(4_000)
     };
-    let Outcome::Ready(b) =
-        plan(&l, &o, &Heuristic, &NoProgress, &mut |i| s.read_value(i)).unwrap()
-    else {
+    let Outcome::Ready(b) = plan(&l, &o, &Heuristic, &NoProgress, &mut l.fetcher()).unwrap() else {
         panic!()
     };
     assert_eq!(a.summary, b.summary);

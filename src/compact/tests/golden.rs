@@ -224,9 +224,7 @@ fn golden_plan() -> (CompactPlan, Loaded, PathBuf) {
         ("t12".into(), 0.2, 0.2),
         ("t13".into(), 0.2, 0.2),
     ]);
-    let s = &l.session;
-    let Outcome::Ready(plan) =
-        plan(&l, &opts(5), &scorer, &NoProgress, &mut |i| s.read_value(i)).unwrap()
+    let Outcome::Ready(plan) = plan(&l, &opts(5), &scorer, &NoProgress, &mut l.fetcher()).unwrap()
     else {
         panic!("nothing to compact")
     };
@@ -386,9 +384,8 @@ fn golden_offline_scores_and_replay_round_trip() {
     let scores = dir.join("scores.jsonl");
     crate::score::replay::write_scores(&scores, TEMPLATE, &plan.request, &plan.scores).unwrap();
     let replay = crate::score::replay::Replay::from_file(&scores, TEMPLATE, false).unwrap();
-    let s = &l.session;
     let Outcome::Ready(again) =
-        super::plan(&l, &opts(5), &replay, &NoProgress, &mut |i| s.read_value(i)).unwrap()
+        super::plan(&l, &opts(5), &replay, &NoProgress, &mut l.fetcher()).unwrap()
     else {
         panic!()
     };
@@ -435,15 +432,13 @@ fn offline_fallback_reports_signals_beside_offline_scores_only() {
     let path = dir.join("golden.jsonl");
     std::fs::write(&path, golden_session()).unwrap();
     let l = load(&path);
-    let s = &l.session;
     let o = CompactOptions {
         on_scorer_error_offline: true,
         ..opts(5)
     };
-    let Outcome::Ready(plan) = plan(&l, &o, &HalfThenFail(2), &NoProgress, &mut |i| {
-        s.read_value(i)
-    })
-    .unwrap() else {
+    let Outcome::Ready(plan) =
+        plan(&l, &o, &HalfThenFail(2), &NoProgress, &mut l.fetcher()).unwrap()
+    else {
         panic!()
     };
     assert_eq!(plan.scorer, "half-test + heuristic-v2");

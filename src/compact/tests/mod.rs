@@ -115,11 +115,7 @@ fn opts(keep: u64) -> CompactOptions {
 }
 
 fn plan_of(l: &Loaded, keep: u64) -> Outcome<CompactPlan> {
-    let s = &l.session;
-    plan(l, &opts(keep), &Heuristic, &NoProgress, &mut |i| {
-        s.read_value(i)
-    })
-    .unwrap()
+    plan(l, &opts(keep), &Heuristic, &NoProgress, &mut l.fetcher()).unwrap()
 }
 
 fn messages_in(l: &Loaded, r: std::ops::Range<usize>) -> usize {
@@ -438,12 +434,10 @@ fn folds_by_pi_shake_are_read_through() {
     .unwrap();
     let l = load(&path);
     assert_eq!(l.wall.items.len(), 1, "the fold is on the wall");
-    let s = &l.session;
     let keep_all = Fixed((1..=13).map(|i| (format!("t{i}"), 1.0, 1.0)).collect());
-    let Outcome::Ready(plan) = plan(&l, &opts(5), &keep_all, &NoProgress, &mut |i| {
-        s.read_value(i)
-    })
-    .unwrap() else {
+    let Outcome::Ready(plan) =
+        plan(&l, &opts(5), &keep_all, &NoProgress, &mut l.fetcher()).unwrap()
+    else {
         panic!()
     };
     let seq: String = (1..=1500).map(|i| format!("{i}\n")).collect();
