@@ -175,6 +175,7 @@ impl Carried {
     pub fn candidates(&self) -> impl Iterator<Item = Candidate> + '_ {
         self.blocks.iter().map(|b| Candidate {
             positional: true,
+            err_floor: 0,
             eligible: true,
             factor: b.factor,
             header: (utf16_len(&b.header)

@@ -502,6 +502,13 @@ const ERR_WORDS: &[&str] = &[
     "denied",
     "not found",
     "undefined",
+    // Test runners' and linters' failure marks (`⨯ it_renders 59.15 s`, `✕ parses dates`).
+    "✗",
+    "✕",
+    "✖",
+    "✘",
+    "⨯",
+    "❌",
 ];
 
 /// One automaton for [`ERR_WORDS`] (a line is searched once, not once per word).

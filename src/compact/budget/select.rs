@@ -20,6 +20,9 @@ pub struct Candidate {
     /// text), whose first and last lines are only where the read or the change began and ended
     /// ([`crate::compact::fit::FILE_TEXT_TOOLS`]).
     pub positional: bool,
+    /// How many of its error lines ([`F_ERR`]) the pair keeps before the other lines compete
+    /// (an unresolved error's key lines; 0 for every other pair).
+    pub err_floor: u32,
 }
 
 /// A pair's decay ([`Weights::pair_decay`]). Chosen on the tuning curve (README "Compaction
@@ -27,6 +30,10 @@ pub struct Candidate {
 /// at every ratio (0.10: 256, 257, 249, 245, 237 of 308); the tuning generator's needles at 10%
 /// go from 62% without decay to 94% (97% at 0.2, where the real sessions lose 8 facts).
 pub const PAIR_DECAY: f32 = 0.15;
+
+/// Density added to an error line of a pair below its [`Candidate::err_floor`]: more than any
+/// line's value per char, so the floor is met first (then its lines compete like the others).
+pub const ERR_FLOOR_BONUS: f64 = 1.0e3;
 
 /// [`Weights::focus_gain`]. Chosen on the tuning curve (README "Compaction quality"): from 0 to
 /// 1 the real sessions keep the same facts at every ratio (their latest prompts seldom name a
@@ -307,6 +314,23 @@ impl<'a> Model<'a> {
         self.value(p, &f.units[ui], f, worth) / self.w.dens(self.cost(p, ui, f, chosen, open))
     }
 
+    /// What raises the density of pair `p`'s unit `u` while the pair has kept `kept` of its
+    /// [`Candidate::err_floor`] error lines: [`ERR_FLOOR_BONUS`] for an error line below the
+    /// floor, else nothing.
+    pub fn floor_bonus(&self, p: usize, u: &Unit, kept: u32) -> f64 {
+        if kept < self.cands[p].err_floor && self.key(p, u) {
+            ERR_FLOOR_BONUS
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether a unit is one of pair `p`'s key lines: an error line of a pair with an
+    /// [`Candidate::err_floor`].
+    pub fn key(&self, p: usize, u: &Unit) -> bool {
+        self.cands[p].err_floor > 0 && u.flags() & F_ERR != 0
+    }
+
     /// Whether a unit takes part in the first round (strings or error words) rather than the
     /// second (plain filler).
     pub fn rich(u: &Unit) -> bool {
@@ -333,17 +357,17 @@ pub fn select(
     let mut worth = worths(strings, covered, w);
     // Value kept from each pair so far: a pair's units are worth less the more it gives.
     let mut got: Vec<f64> = vec![0.0; n];
+    let mut kerr: Vec<u32> = vec![0; n];
     let m = Model::new(cands, w, marker, strings);
     // Two rounds: units with strings or error words first, then plain filler lines (so the
     // queues never hold every line of a huge output at once).
-    let rich = Model::rich;
     let mut left = budget;
     for round in 0..2 {
         if left < 1.0 {
             // Nothing more fits: no queues to build.
             break;
         }
-        let kind = |u: &Unit| rich(u) == (round == 0);
+        let kind = |u: &Unit| Model::rich(u) == (round == 0);
         // Lazy greedy on two levels: each pair keeps its own queue of units keyed by their
         // value per cost when last valued (an upper bound: values only fall as strings get
         // covered), and the main queue holds one entry per pair, keyed by the top of the
@@ -352,19 +376,28 @@ pub fn select(
         // pair opens (its header is paid then, which reorders its units: short lines gain
         // most). Popping the main queue thus gives the best unit of all, as a greedy that
         // re-valued every unit at every step would, without holding every unit in one queue.
-        let local = |p: usize, f: &OutFeat, chosen: &[Vec<bool>], open: &[bool], worth: &[f32]| {
+        let local = |p: usize,
+                     f: &OutFeat,
+                     chosen: &[Vec<bool>],
+                     open: &[bool],
+                     worth: &[f32],
+                     kerr: &[u32]| {
             let v: Vec<Local> = f
                 .units
                 .iter()
                 .enumerate()
                 .filter(|&(ui, u)| kind(u) && !chosen[p][ui])
-                .map(|(ui, _)| Local(m.density(p, ui, f, worth, chosen, open) as f32, ui as u32))
+                .map(|(ui, _)| {
+                    let d = m.density(p, ui, f, worth, chosen, open)
+                        + m.floor_bonus(p, &f.units[ui], kerr[p]);
+                    Local(d as f32, ui as u32)
+                })
                 .collect();
             Queue::from(v)
         };
         let mut queues: Vec<Queue> = (0..n)
             .map(|p| match feats[p] {
-                Some(f) if cands[p].eligible => local(p, f, &chosen, &open, &worth),
+                Some(f) if cands[p].eligible => local(p, f, &chosen, &open, &worth, &kerr),
                 _ => Queue::new(),
             })
             .collect();
@@ -388,7 +421,8 @@ pub fn select(
                 if chosen[p][ui] {
                     continue;
                 }
-                let now = m.density(p, ui, f, &worth, &chosen, &open);
+                let now = m.density(p, ui, f, &worth, &chosen, &open)
+                    + m.floor_bonus(p, &f.units[ui], kerr[p]);
                 // Compared as stored (f32), so a unit put back never comes straight back.
                 match q.peek() {
                     Some(top) if (now as f32) < top.0 => q.push(Local(now as f32, ui as u32)),
@@ -413,20 +447,25 @@ pub fn select(
                 left -= c;
                 got[p] += m.value(p, &f.units[ui], f, &worth);
                 chosen[p][ui] = true;
+                let floor_met = m.key(p, &f.units[ui]) && {
+                    kerr[p] += 1;
+                    kerr[p] == cands[p].err_floor
+                };
                 for h in f.strs.ids(f.units[ui].strs()) {
                     if let Some(c) = worth.get_mut(h as usize) {
                         *c = 0.0;
                     }
                 }
-                if !open[p] {
-                    // The header is paid: value the pair's units again at their open cost.
+                if !open[p] || floor_met {
+                    // The header is paid (or the error floor met): value the pair's units again.
                     open[p] = true;
-                    queues[p] = local(p, f, &chosen, &open, &worth);
+                    queues[p] = local(p, f, &chosen, &open, &worth, &kerr);
                 } else {
                     // The neighbours' marker cost fell: queue them at their new worth.
                     for k in [ui.wrapping_sub(1), ui + 1] {
                         if k < f.units.len() && !chosen[p][k] && kind(&f.units[k]) {
-                            let pr = m.density(p, k, f, &worth, &chosen, &open);
+                            let pr = m.density(p, k, f, &worth, &chosen, &open)
+                                + m.floor_bonus(p, &f.units[k], kerr[p]);
                             queues[p].push(Local(pr as f32, k as u32));
                         }
                     }

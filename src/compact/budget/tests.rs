@@ -96,6 +96,7 @@ fn long_lines_are_cut_between_tokens() {
 fn one_candidate() -> Vec<Candidate> {
     vec![Candidate {
         positional: true,
+        err_floor: 0,
         eligible: true,
         factor: 1.0,
         header: 10.0,
@@ -461,6 +462,7 @@ fn the_two_queue_selection_is_the_greedy_that_revalues_everything() {
     let cands: Vec<Candidate> = (0..fs.len())
         .map(|i| Candidate {
             positional: true,
+            err_floor: 0,
             eligible: true,
             factor: 1.0 + i as f32 * 0.1,
             header: 40.0,
@@ -498,6 +500,7 @@ fn a_pair_gives_less_the_more_it_has_given() {
     let cands = vec![
         Candidate {
             positional: true,
+            err_floor: 0,
             eligible: true,
             factor: 1.0,
             header: 0.0,
@@ -608,4 +611,56 @@ fn one_word_of_the_prompt_is_worth_less_than_a_path_the_line_holds() {
         before[0] > before[1],
         "at 2 the word's line won: {before:?}"
     );
+}
+
+#[test]
+fn an_unresolved_error_keeps_its_first_key_lines_before_richer_output() {
+    // Output 0: twenty path lines (much value per char). Output 1: a failing test run whose
+    // error lines hold nothing distinctive (a failure mark, error words), plus passing lines.
+    let mut e = Extractor::default();
+    let rich: String = (0..20)
+        .map(|i| format!("src/area_{i}/deep/file_{i}.rs\n"))
+        .collect();
+    let run = "  ✓ renders the list 0.5 s\n  ⨯ keeps the draft 59.15 s\n  ✓ saves 0.1 s\n\
+               Error: draft lost\n  ✓ loads 0.2 s\nTests: 1 failed, 3 passed";
+    let f0 = e.features(rich.trim_end());
+    let f1 = e.features(run);
+    let key: Vec<u32> = (0..f1.units.len() as u32)
+        .filter(|&u| f1.units[u as usize].flags() & F_ERR != 0)
+        .collect();
+    assert_eq!(
+        key.len(),
+        3,
+        "the failure mark, the error and the failed count"
+    );
+    let feats = [Some(&f0), Some(&f1)];
+    let none = vec![false; e.table.len()];
+    let pick = |err_floor: u32| {
+        let cand = |err_floor| Candidate {
+            positional: false,
+            err_floor,
+            eligible: true,
+            factor: 1.0,
+            header: 20.0,
+            open: false,
+        };
+        let cands = [cand(0), cand(err_floor)];
+        select(
+            &feats,
+            &cands,
+            &e.table,
+            &none,
+            &Weights::default(),
+            Marker::Bare,
+            160.0,
+        )
+    };
+    assert!(
+        pick(0)[1].is_empty(),
+        "without a floor the paths take it all"
+    );
+    let floored = pick(2);
+    assert_eq!(floored[1].len(), 2, "{floored:?}");
+    assert!(floored[1].iter().all(|u| key.contains(u)), "{floored:?}");
+    assert!(!floored[0].is_empty(), "the rest still goes by value");
 }

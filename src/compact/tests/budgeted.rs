@@ -1367,3 +1367,58 @@ fn a_context_larger_than_any_the_session_sent_is_warned_about() {
     assert!(!warned(&budget_plan(&l, ratio(0.6))));
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn an_unresolved_error_cut_to_its_key_lines_keeps_them() {
+    // A failing test run at the start of a region of rich outputs: its error lines hold nothing
+    // distinctive, so by value alone the paths and identifiers around it would take the room.
+    let mut lines = budget_lines(12);
+    let run: String = (0..200)
+        .map(|i| match i {
+            57 => "  ⨯ keeps_the_draft_across_reloads 59.15 s\n".to_string(),
+            _ => format!("  ✓ passing case number {i} 0.5 s\n"),
+        })
+        .collect::<String>()
+        + "Tests: 1 failed, 199 passed";
+    let user =
+        json!({"role":"user","content":[{"type":"text","text":"Run the tests."}],"timestamp":1});
+    let call = json!({"role":"assistant","content":[{"type":"toolCall","id":"fail1","name":"bash","arguments":{"command":"npm test"}}],"api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2});
+    let result = json!({"role":"toolResult","toolCallId":"fail1","toolName":"bash","content":[{"type":"text","text":run}],"isError":true,"timestamp":3});
+    // Relink: the header, the failing run, then the rest.
+    let mut msgs: Vec<Value> = vec![user, call, result];
+    msgs.extend(lines.drain(1..).map(|l| l["message"].clone()));
+    let (l, dir) = load_lines(
+        "errkey",
+        &linked("budget-errkey", "/nonexistent/budget-proj", msgs),
+    );
+    // Budgets that cut unresolved errors to their key lines but still show pins.
+    for r in [0.08, 0.05] {
+        let plan = budget_plan(&l, ratio(r));
+        let b = plan.budget.as_ref().unwrap();
+        assert!(
+            b.shrunk
+                .iter()
+                .any(|s| s.contains("unresolved errors cut to their key lines")),
+            "{r}: {:?}",
+            b.shrunk
+        );
+        assert!(
+            !b.shrunk.iter().any(|s| s.starts_with("pins and calls")),
+            "{r}: {:?}",
+            b.shrunk
+        );
+        // The first pair of the region: the failing run.
+        let p = &plan.pairs[0];
+        assert_eq!((p.tool.as_str(), p.is_error), ("bash", true), "{r}");
+        assert_eq!(p.action, Action::Pinned, "{r}: {:?}", b.shrunk);
+        let kept = p.lines.map_or(0, |l| l[0]);
+        assert!((2..10).contains(&kept), "{r}: {kept} lines");
+        assert!(
+            plan.summary.contains("⨯ keeps_the_draft_across_reloads"),
+            "{r}"
+        );
+        assert!(plan.summary.contains("Tests: 1 failed, 199 passed"), "{r}");
+        assert!(!plan.summary.contains("passing case number 100"), "{r}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
