@@ -391,6 +391,7 @@ fn reference_select(
     let mut open: Vec<bool> = cands.iter().map(|c| c.open).collect();
     let mut worth = worths(strings, &vec![false; strings.len()], w);
     let mut got = vec![0.0; feats.len()];
+    let mut kerr = vec![0u32; feats.len()];
     let mut left = budget;
     for round in 0..2 {
         while left >= 1.0 {
@@ -408,7 +409,8 @@ fn reference_select(
                     if c > left {
                         continue;
                     }
-                    let pr = m.value(p, u, f, &worth) * m.decay(got[p]) / w.dens(c);
+                    let pr = (m.value(p, u, f, &worth) / w.dens(c) + m.floor_bonus(p, u, kerr[p]))
+                        * m.decay(got[p]);
                     if best.is_none_or(|b| pr > b.0) {
                         best = Some((pr, p, ui));
                     }
@@ -418,6 +420,9 @@ fn reference_select(
             let Some(f) = feats[p] else { break };
             left -= m.cost(p, ui, f, &chosen, &open);
             got[p] += m.value(p, &f.units[ui], f, &worth);
+            if m.key(p, &f.units[ui]) {
+                kerr[p] += 1;
+            }
             chosen[p][ui] = true;
             open[p] = true;
             for h in f.strs.ids(f.units[ui].strs()) {
@@ -431,15 +436,21 @@ fn reference_select(
         .collect()
 }
 
-/// Outputs whose lines share strings (so taking one lowers the others) and differ in length.
-fn overlapping_outputs() -> Vec<String> {
+/// Outputs whose lines share strings (so taking one lowers the others) and differ in length;
+/// with `errors`, every seventh line says `error`.
+fn overlapping_outputs(errors: bool) -> Vec<String> {
     (0..4)
         .map(|k| {
             (0..40)
                 .map(|i| {
                     let pad = "x".repeat((i * 7 + k * 3) % 23);
+                    let word = if errors && i % 7 == 3 {
+                        "error"
+                    } else {
+                        "uses"
+                    };
                     format!(
-                        "src/mod_{}/file_{}.rs:{} uses helper_{} and cfg_{} {pad}",
+                        "src/mod_{}/file_{}.rs:{} {word} helper_{} and cfg_{} {pad}",
                         k,
                         i % 9,
                         i,
@@ -455,31 +466,45 @@ fn overlapping_outputs() -> Vec<String> {
 
 #[test]
 fn the_two_queue_selection_is_the_greedy_that_revalues_everything() {
-    let mut e = Extractor::default();
-    let texts = overlapping_outputs();
-    let fs: Vec<OutFeat> = texts.iter().map(|t| e.features(t)).collect();
-    let feats: Vec<Option<&OutFeat>> = fs.iter().map(Some).collect();
-    let cands: Vec<Candidate> = (0..fs.len())
-        .map(|i| Candidate {
-            positional: true,
-            err_floor: 0,
-            eligible: true,
-            factor: 1.0 + i as f32 * 0.1,
-            header: 40.0,
-            open: false,
-        })
-        .collect();
-    let none = vec![false; e.table.len()];
-    for decay in [0.0, PAIR_DECAY, 0.5] {
-        for budget in [200.0, 900.0, 2_500.0, 6_000.0] {
-            let w = Weights {
-                pair_decay: decay,
-                ..Weights::default()
-            };
-            let got = select(&feats, &cands, &e.table, &none, &w, Marker::Bare, budget);
-            let want = reference_select(&feats, &cands, &e.table, &w, budget);
-            assert_eq!(got, want, "decay {decay}, budget {budget}");
-            assert!(got.iter().any(|s| !s.is_empty()));
+    // Without and with error lines, the second time with floors on two pairs (one of them
+    // with the smallest factor, whose error lines would not come first by value).
+    for floors in [false, true] {
+        let mut e = Extractor::default();
+        let texts = overlapping_outputs(floors);
+        let fs: Vec<OutFeat> = texts.iter().map(|t| e.features(t)).collect();
+        let feats: Vec<Option<&OutFeat>> = fs.iter().map(Some).collect();
+        let cands: Vec<Candidate> = (0..fs.len())
+            .map(|i| Candidate {
+                positional: true,
+                err_floor: if floors && i % 2 == 0 { 2 } else { 0 },
+                eligible: true,
+                factor: 1.0 + i as f32 * 0.1,
+                header: 40.0,
+                open: false,
+            })
+            .collect();
+        let none = vec![false; e.table.len()];
+        for decay in [0.0, PAIR_DECAY, 0.5] {
+            for budget in [200.0, 900.0, 2_500.0, 6_000.0] {
+                let w = Weights {
+                    pair_decay: decay,
+                    ..Weights::default()
+                };
+                let got = select(&feats, &cands, &e.table, &none, &w, Marker::Bare, budget);
+                let want = reference_select(&feats, &cands, &e.table, &w, budget);
+                assert_eq!(got, want, "floors {floors}, decay {decay}, budget {budget}");
+                assert!(got.iter().any(|s| !s.is_empty()));
+                if floors && budget >= 900.0 {
+                    // Both floored pairs hold two error lines.
+                    for p in [0, 2] {
+                        let errs = got[p]
+                            .iter()
+                            .filter(|&&u| fs[p].units[u as usize].flags() & F_ERR != 0)
+                            .count();
+                        assert!(errs >= 2, "pair {p}: {errs} at {budget}");
+                    }
+                }
+            }
         }
     }
 }
