@@ -88,9 +88,10 @@ pub const THIN_SHARE: f64 = 0.25;
 /// How many of its error lines an unresolved error keeps, first, at the levels that cut it to its
 /// key lines: before, such a level could leave it no line at all (the pair dropped, though the
 /// step said "cut to their key lines"). Measured in the twenty-second round (README "Compaction
-/// quality"): the real sessions keep the same facts at 1, 2, 3 or 5 (44 and 13 points, every
-/// ratio and pi's size); `blind.rs` gains 8 needles at 10% (3 → 11 of 127, with the failure
-/// marks among the error words), the other tuning generators ±1.
+/// quality"): the real sessions keep the same facts at 1, 2 or 3 (44 and 13 points, every
+/// ratio and pi's size; 1 fewer of 2,678 by default, from the failure marks); `blind.rs` gains 8
+/// needles at 10% (3 → 11 of 127, with the failure marks among the error words) at 1, 2 or 5,
+/// the other tuning generators ±1.
 pub const ERR_KEY_LINES: u32 = 2;
 
 /// Budgets below this share of the region mark cut lines with a bare `[…]`.
