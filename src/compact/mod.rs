@@ -28,6 +28,7 @@ pub mod region;
 pub mod render;
 pub mod report;
 pub mod state;
+mod system;
 
 #[cfg(test)]
 mod tests;
@@ -41,9 +42,10 @@ pub use crate::text;
 pub use cut::{Cut, CutOutcome};
 pub use decide::{finish, largest_sent, plan};
 pub(crate) use prepare::fetch_output;
-pub use prepare::{prepare, replay_system_message};
+pub use prepare::prepare;
 pub use region::{Pin, normalised_args, same_key};
 pub use report::{Action, Counts, PairReport, PairSignals, PlanReport, Sizes};
+pub use system::replay_system_message;
 
 use crate::score::{PairScore, ScoreNotes, ScoreRequest};
 use crate::writer::Batch;

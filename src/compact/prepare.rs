@@ -1,12 +1,12 @@
 //! Steps 1–4 of the compaction, up to the scorer ([`prepare`]): pi's cut, the region read
-//! through pi-shake's folds, pairs and pins, the shared state and the questions; and the
-//! system-message replay pi writes into the entry. Pure apart from `fetch` and the workspace
-//! read.
+//! through pi-shake's folds, pairs and pins, the shared state and the questions. Pure apart
+//! from `fetch` and the workspace read.
 
 use anyhow::Result;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::region::{self, Kind, Pin, RMsg};
+use super::system::replay_system_message;
 use super::{CompactOptions, Fetch, Outcome, Prepared, budget, cut, fit, questions, state, text};
 use super::{CutOutcome, estimate_request_tokens};
 use crate::load::Loaded;
@@ -14,90 +14,6 @@ use crate::projection::{Overlays, Projection, materialize};
 use crate::score::{PairData, ScoreRequest};
 use crate::session::{Role, Session};
 use crate::wall::Wall;
-
-/// pi-ai's `getCurrentSystemMessage` over materialized messages (system ones only are read).
-pub fn replay_system_message(msgs: &[Value]) -> Option<Value> {
-    let mut content: Vec<String> = Vec::new();
-    let mut sections: Vec<(String, Value)> = Vec::new();
-    let mut tools: Vec<(String, Value)> = Vec::new();
-    let mut timestamp: Option<Value> = None;
-    for m in msgs.iter().filter(|m| {
-        m.get("role").and_then(Value::as_str).map(Role::parse_str) == Some(Role::System)
-    }) {
-        if timestamp.is_none() {
-            timestamp = m.get("timestamp").filter(|t| !t.is_null()).cloned();
-        }
-        let text = match m.get("content") {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .map(|b| {
-                    b.get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string()
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        };
-        if !text.is_empty() {
-            content.push(text);
-        }
-        if let Some(Value::Object(secs)) = m.get("sections") {
-            for (k, v) in secs {
-                if v.is_null() {
-                    sections.retain(|(n, _)| n != k);
-                } else if let Some(slot) = sections.iter_mut().find(|(n, _)| n == k) {
-                    slot.1 = v.clone();
-                } else {
-                    sections.push((k.clone(), v.clone()));
-                }
-            }
-        }
-        if let Some(Value::Array(removed)) = m.get("toolsRemoved") {
-            for t in removed {
-                let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-                tools.retain(|(n, _)| n != name);
-            }
-        }
-        if let Some(Value::Array(added)) = m.get("toolsAdded") {
-            for t in added {
-                let name = t
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                if let Some(slot) = tools.iter_mut().find(|(n, _)| *n == name) {
-                    slot.1 = t.clone();
-                } else {
-                    tools.push((name, t.clone()));
-                }
-            }
-        }
-    }
-    if timestamp.is_none() && tools.is_empty() {
-        return None;
-    }
-    let mut out = Map::new();
-    out.insert("role".into(), json!(Role::System.as_str()));
-    out.insert("content".into(), Value::String(content.join("\n\n")));
-    if !sections.is_empty() {
-        out.insert(
-            "sections".into(),
-            Value::Object(sections.into_iter().collect()),
-        );
-    }
-    if !tools.is_empty() {
-        out.insert(
-            "toolsAdded".into(),
-            Value::Array(tools.into_iter().map(|(_, t)| t).collect()),
-        );
-    }
-    out.insert("timestamp".into(), timestamp.unwrap_or(json!(0)));
-    Some(Value::Object(out))
-}
 
 fn entry_id(s: &Session, idx: usize) -> String {
     s.entries[idx]
