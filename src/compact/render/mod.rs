@@ -2,12 +2,14 @@
 //! previous compaction's summary flattened under it. Kept text is verbatim; stubs and windows
 //! say how much was left out; dropped calls are listed in place so they can be re-run. Pure.
 
-use serde_json::Value;
-
 use super::region::{Block, Kind, Pair, Pin, RMsg, text_ref};
 use super::report::Action;
 use super::text::{cap_middle, clen, fence_for, head, keep_window, omitted, stub};
 use crate::text::thousands;
+use ident::inline_code;
+pub use ident::{ident, relative_to};
+
+mod ident;
 
 /// Rendering knobs (from the options and, under a budget, the chosen shrink level).
 #[derive(Clone, Debug)]
@@ -67,14 +69,6 @@ fn fenced(body: &str, info: &str) -> String {
     format!("{f}{info}\n{body}\n{f}")
 }
 
-fn inline_code(s: &str) -> String {
-    if s.contains('`') {
-        format!("`` {s} ``")
-    } else {
-        format!("`{s}`")
-    }
-}
-
 fn images_note(blocks: &[Block]) -> Option<String> {
     let imgs: Vec<String> = blocks
         .iter()
@@ -91,122 +85,6 @@ fn images_note(blocks: &[Block]) -> Option<String> {
 
 fn size(n: usize) -> String {
     format!("{} chars", thousands(n as u64))
-}
-
-/// `path` relative to `cwd` when it lies under it (either separator), else `path`.
-pub fn relative_to<'a>(path: &'a str, cwd: Option<&str>) -> &'a str {
-    let Some(c) = cwd
-        .map(|c| c.trim_end_matches(['/', '\\']))
-        .filter(|c| !c.is_empty())
-    else {
-        return path;
-    };
-    path.strip_prefix(c)
-        .and_then(|r| r.strip_prefix(['/', '\\']))
-        .filter(|r| !r.is_empty())
-        .unwrap_or(path)
-}
-
-/// `cmd` with every path under `cwd` that starts a word (after a space, quote, `=` or `(`)
-/// named relative to it: the command means the same where it ran, in fewer chars.
-fn relative_command(cmd: &str, cwd: &str) -> String {
-    let c = cwd.trim_end_matches(['/', '\\']);
-    if c.is_empty() {
-        return cmd.to_string();
-    }
-    let mut out = String::with_capacity(cmd.len());
-    let mut rest = cmd;
-    while let Some(i) = rest.find(c) {
-        let after = &rest[i + c.len()..];
-        let starts_word = rest[..i]
-            .chars()
-            .next_back()
-            .or_else(|| out.chars().next_back())
-            .is_none_or(|b| matches!(b, ' ' | '"' | '\'' | '=' | '('));
-        let sub = after
-            .strip_prefix(['/', '\\'])
-            .filter(|r| r.starts_with(|ch: char| !ch.is_whitespace() && ch != '"' && ch != '\''));
-        out.push_str(&rest[..i]);
-        match (starts_word, sub) {
-            (true, Some(r)) => rest = r,
-            _ => {
-                out.push_str(c);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The arguments that identify a call, on one line: the command of `bash`; the path, pattern,
-/// query or URL, then the other short scalar arguments as `key=value`; else the arguments as
-/// compact JSON. Cut to 240 chars. Under the session's `cwd` a path is named relative to it, a
-/// command's leading `cd <cwd> && ` is left out (the call ran there anyway) and the paths in
-/// it under the cwd are named relative to it.
-pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
-    let short = |k: &str, v: &str| -> String {
-        match (k, cwd) {
-            ("path" | "file_path", _) => relative_to(v, cwd).to_string(),
-            ("command" | "cmd", Some(c)) => relative_command(
-                v.strip_prefix("cd ")
-                    .and_then(|r| r.strip_prefix(c.trim_end_matches(['/', '\\'])))
-                    .and_then(|r| r.strip_prefix(" && "))
-                    .filter(|r| !r.trim().is_empty())
-                    .unwrap_or(v),
-                c,
-            ),
-            _ => v.to_string(),
-        }
-    };
-    const MAIN: &[&str] = &[
-        "command",
-        "path",
-        "file_path",
-        "pattern",
-        "query",
-        "url",
-        "cmd",
-    ];
-    let raw = match &*p.args {
-        Value::Object(m) => {
-            let mut parts: Vec<String> = Vec::new();
-            for k in MAIN {
-                if let Some(v) = m.get(*k).and_then(Value::as_str) {
-                    parts.push(short(k, v));
-                }
-            }
-            let main_found = !parts.is_empty();
-            for (k, v) in m {
-                if MAIN.contains(&k.as_str()) {
-                    continue;
-                }
-                let t = match v {
-                    Value::String(s) if clen(s) <= 80 && !s.contains('\n') => s.clone(),
-                    Value::Number(n) => n.to_string(),
-                    Value::Bool(b) => b.to_string(),
-                    _ => continue,
-                };
-                parts.push(format!("{k}={t}"));
-            }
-            if parts.is_empty() || (!main_found && m.len() > parts.len()) {
-                super::region::normalised_args(&p.args)
-            } else {
-                parts.join(" ")
-            }
-        }
-        Value::Null => String::new(),
-        other => other.to_string(),
-    };
-    let mut lines = raw.lines();
-    let first = lines.next().unwrap_or("").trim_end().to_string();
-    let more = lines.count();
-    let one = if more > 0 {
-        format!("{first} …(+{more} lines)")
-    } else {
-        first
-    };
-    inline_code(&cap_middle(&one, 240).replace('\n', " "))
 }
 
 /// The header line of a call.
