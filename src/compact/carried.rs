@@ -303,7 +303,7 @@ mod tests {
             let h = out
                 .find(header)
                 .unwrap_or_else(|| panic!("{header} kept: {out}"));
-            assert!(h < at && out[h..at].contains("```\n[…]\n"), "{out}");
+            assert!(h < at && out[h..at].contains("```\n…\n"), "{out}");
         }
         assert!(!out.contains("plain words"), "{out}");
         assert!(out.contains("\n\n[…]\n\n"), "{out}");
@@ -373,7 +373,7 @@ mod tests {
             .find("src/engine/fixer.rs:41")
             .unwrap_or_else(|| panic!("{out}"));
         // An opening fence before it and a closing one after it.
-        assert!(out[..at].contains("```rust\n[…]\n"), "{out}");
+        assert!(out[..at].contains("```rust\n…\n"), "{out}");
         assert!(out[at..].contains("\n```"), "{out}");
         assert!(!out.contains("more words after"), "{out}");
     }

@@ -181,7 +181,7 @@ fn bare_markers_measure_what_they_render() {
     let (_, f) = feats(text);
     let some = [1u32, 3];
     let body = render_lines(text, &f, &some, Marker::Bare);
-    assert_eq!(body, "[…]\nbeta src/a.rs\n[…]\ndelta src/b.rs\n[…]");
+    assert_eq!(body, "…\nbeta src/a.rs\n…\ndelta src/b.rs\n…");
     assert_eq!(
         measure_lines(&f, &some, Marker::Bare),
         crate::jscompat::utf16_len(&body)
@@ -677,7 +677,7 @@ fn an_unresolved_error_keeps_its_first_key_lines_before_richer_output() {
             &none,
             &Weights::default(),
             Marker::Bare,
-            160.0,
+            152.0,
         )
     };
     assert!(

@@ -94,7 +94,7 @@ pub const THIN_SHARE: f64 = 0.25;
 /// the other tuning generators ±1.
 pub const ERR_KEY_LINES: u32 = 2;
 
-/// Budgets below this share of the region mark cut lines with a bare `[…]`.
+/// Budgets below this share of the region mark cut lines with a bare `…` ([`budget::Marker::Bare`]).
 pub const BARE_MARKERS_BELOW: f64 = 0.2;
 /// The shrink steps (levels past the richest).
 pub const SHRINK_STEPS: usize = LEVELS.len() - 1;
