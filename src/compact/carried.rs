@@ -11,8 +11,8 @@
 //! ([`super::budget::select`]) a block is one more candidate: its lines are valued like any
 //! output's (class, relatedness, repetition; a string kept anywhere covers its other copies,
 //! in the region or here), its header is paid once when it keeps a line. Kept lines stay under
-//! their block's header in their order, a fenced body keeps its fence, and `[…]` marks cut
-//! lines and left-out blocks.
+//! their block's header in their order, a fenced body keeps its fence, a line holding `…` marks
+//! cut lines ([`Marker::Bare`]) and `[…]` left-out blocks.
 
 use super::budget::{self, Candidate, Extractor, Marker, OutFeat};
 use crate::jscompat::utf16_len;

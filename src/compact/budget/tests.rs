@@ -677,6 +677,7 @@ fn an_unresolved_error_keeps_its_first_key_lines_before_richer_output() {
             &none,
             &Weights::default(),
             Marker::Bare,
+            // Tight: output 1 gets its floored key lines and nothing more.
             152.0,
         )
     };
