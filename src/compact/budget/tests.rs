@@ -509,6 +509,14 @@ fn the_two_queue_selection_is_the_greedy_that_revalues_everything() {
     }
 }
 
+/// `n` lines of one distinctive path each (`src/area_0/deep/file_0.rs`…), no trailing newline.
+fn path_lines(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("src/area_{i}/deep/file_{i}.rs"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn a_pair_gives_less_the_more_it_has_given() {
     // Two pairs that already render (no header). Output 0: ten lines of a path each, 0.039 of
@@ -516,10 +524,7 @@ fn a_pair_gives_less_the_more_it_has_given() {
     // line, 0.033 per char: less than any path line until output 0 has given three.
     // The budget holds four path lines.
     let mut e = Extractor::default();
-    let many: String = (0..10)
-        .map(|i| format!("src/area_{i}/deep/file_{i}.rs\n"))
-        .collect();
-    let f0 = e.features(many.trim_end());
+    let f0 = e.features(&path_lines(10));
     let f1 = e.features("helper_func plus padding x");
     let feats = [Some(&f0), Some(&f1)];
     let cands = vec![
@@ -643,12 +648,9 @@ fn an_unresolved_error_keeps_its_first_key_lines_before_richer_output() {
     // Output 0: twenty path lines (much value per char). Output 1: a failing test run whose
     // error lines hold nothing distinctive (a failure mark, error words), plus passing lines.
     let mut e = Extractor::default();
-    let rich: String = (0..20)
-        .map(|i| format!("src/area_{i}/deep/file_{i}.rs\n"))
-        .collect();
     let run = "  ✓ renders the list 0.5 s\n  ⨯ keeps the draft 59.15 s\n  ✓ saves 0.1 s\n\
                Error: draft lost\n  ✓ loads 0.2 s\nTests: 1 failed, 3 passed";
-    let f0 = e.features(rich.trim_end());
+    let f0 = e.features(&path_lines(20));
     let f1 = e.features(run);
     let key: Vec<u32> = (0..f1.units.len() as u32)
         .filter(|&u| f1.units[u as usize].flags() & F_ERR != 0)
