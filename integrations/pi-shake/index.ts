@@ -588,6 +588,9 @@ function statusText(s: any): string {
 	if (w.moot) parts.push(`${w.moot} moot (behind a compaction)`);
 	if (w.superseded) parts.push(`${w.superseded} superseded`);
 	parts.push(`context ~${fmt(s.contextTokens)} tokens`);
+	// The compaction the context starts from, and who wrote it (binaries before it say nothing).
+	const c = s.branch?.compaction;
+	if (c) parts.push(`last compaction by ${c.by} (summary ~${fmt(c.summaryTokens)} tokens)`);
 	if (w.profile) parts.push(`profile ${w.profile}`);
 	const problems = (s.problems ?? []).filter((x: any) => x.severity === "error").length;
 	if (problems) parts.push(`${problems} problem(s): run pi-shake status on the file`);

@@ -55,6 +55,25 @@ pub struct BranchOut {
     pub length: usize,
     pub context_entries: usize,
     pub compaction_id: Option<String>,
+    /// The latest compaction on the active path (the one the context starts from).
+    pub compaction: Option<CompactionOut>,
+}
+
+/// `branch.compaction`: who wrote the latest compaction and how big it is.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionOut {
+    pub id: String,
+    /// `pi-shake` (its summary is pi-shake's transcript), `extension` (another `fromHook`
+    /// summary) or `pi` (pi's own LLM summary).
+    pub by: &'static str,
+    /// pi's estimate of the summary as the model sees it.
+    pub summary_tokens: Option<u64>,
+    /// `tokensBefore`: the context pi measured when it compacted (`null` when missing).
+    pub tokens_before: Value,
+    pub first_kept_entry_id: Option<String>,
+    /// Compactions on the active path, this one included.
+    pub count: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -111,6 +130,69 @@ pub struct ProblemOut {
     pub code: &'static str,
     pub line: Option<u32>,
     pub message: String,
+}
+
+/// Whether compaction entry `idx`'s summary is pi-shake's transcript (its title). pi and
+/// pi-shake both write `summary` right after the entry's id fields, so the line's first 4 KB
+/// settle it without reading a summary that can be megabytes long; a line that does not is
+/// parsed whole, and one that cannot be re-read counts as another writer's.
+fn summary_is_pi_shakes(s: &crate::session::Session, idx: usize) -> bool {
+    const KEY: &[u8] = br#""summary":""#;
+    const HEAD: usize = 4096;
+    let e = &s.entries[idx];
+    let Ok(head) = s.read_at(e.offset, (e.len as usize).min(HEAD)) else {
+        return false;
+    };
+    if let Some(at) = head.windows(KEY.len()).position(|w| w == KEY) {
+        let rest = String::from_utf8_lossy(&head[at + KEY.len()..]);
+        return crate::compact::carried::is_pi_shakes(&rest);
+    }
+    s.read_value(idx).is_ok_and(|v| {
+        v.get("summary")
+            .and_then(Value::as_str)
+            .is_some_and(crate::compact::carried::is_pi_shakes)
+    })
+}
+
+/// `branch.compaction` for the compaction entry `idx` (on the active path).
+fn compaction_out(l: &Loaded, idx: usize) -> CompactionOut {
+    let s = &l.session;
+    let e = &s.entries[idx];
+    let (first_kept, info) = match &e.body {
+        Body::Compaction { first_kept, info } => (first_kept.as_ref(), Some(info)),
+        _ => (None, None),
+    };
+    let from_hook = info.is_some_and(|i| i.from_hook);
+    let ours = from_hook && summary_is_pi_shakes(s, idx);
+    CompactionOut {
+        id: e.id_str().to_string(),
+        by: match (ours, from_hook) {
+            (true, _) => "pi-shake",
+            (false, true) => "extension",
+            (false, false) => "pi",
+        },
+        summary_tokens: l
+            .projection
+            .entries
+            .iter()
+            .find(|pe| pe.idx == idx)
+            .and_then(|pe| {
+                pe.messages
+                    .iter()
+                    .find(|m| m.kind == crate::session::Role::CompactionSummary)
+            })
+            .and_then(|m| m.tokens),
+        tokens_before: info
+            .and_then(|i| i.tokens_before)
+            .map_or(Value::Null, crate::report::js_number),
+        first_kept_entry_id: first_kept.map(|k| k.display().to_string()),
+        count: l
+            .tree
+            .path
+            .iter()
+            .filter(|&&i| matches!(s.entries[i].body, Body::Compaction { .. }))
+            .count(),
+    }
 }
 
 /// Build the report for a loaded session.
@@ -234,6 +316,7 @@ pub fn report(l: &Loaded) -> StatusReport {
             length: l.tree.path.len(),
             context_entries: p.entries.len(),
             compaction_id: p.compaction.map(|i| s.entries[i].id_str().to_string()),
+            compaction: p.compaction.map(|i| compaction_out(l, i)),
         },
         projection,
         context_tokens: crate::report::js_number(ctx),
@@ -291,6 +374,25 @@ pub fn render(r: &StatusReport, printer: &Printer) -> String {
             .map(|c| format!(" (after compaction {c})"))
             .unwrap_or_default()
     ));
+    if let Some(c) = &r.branch.compaction {
+        let tokens = |t: Option<f64>| {
+            t.filter(|t| t.is_finite() && *t >= 0.0)
+                .map_or("?".to_string(), |t| format!("~{}", thousands(t as u64)))
+        };
+        o.push_str(&format!(
+            "  compacted by {} at {}{}: summary {} tokens, {} before; keeps from {}\n",
+            c.by,
+            c.id,
+            if c.count > 1 {
+                format!(" ({} compactions on this branch)", c.count)
+            } else {
+                String::new()
+            },
+            tokens(c.summary_tokens.map(|t| t as f64)),
+            tokens(c.tokens_before.as_f64()),
+            c.first_kept_entry_id.as_deref().unwrap_or("?"),
+        ));
+    }
     o.push_str(&format!(
         "  context   ~{} tokens ({}) · {} messages · estimated {} · raw {}\n",
         thousands(ctx.max(0.0) as u64),
@@ -490,4 +592,71 @@ fn one_line(r: &StatusReport, over: bool, bad: bool) -> String {
         if unsafe_ { "  (unsafe to write)" } else { "" },
         if over || bad { "  CHECK FAILED" } else { "" }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// The pi-written `compaction-rpc` fixture with its latest compaction line changed by `edit`,
+    /// loaded from a temporary copy.
+    fn with_latest_compaction(
+        tag: &str,
+        edit: impl Fn(&mut serde_json::Map<String, Value>),
+    ) -> Loaded {
+        let src =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions-fixtures/pi/compaction-rpc.jsonl");
+        let text = std::fs::read_to_string(src).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let at = lines
+            .iter()
+            .rposition(|l| l.contains(r#""type":"compaction""#))
+            .unwrap();
+        let mut v: serde_json::Map<String, Value> = serde_json::from_str(&lines[at]).unwrap();
+        edit(&mut v);
+        lines[at] = serde_json::to_string(&v).unwrap();
+        let dir: PathBuf =
+            std::env::temp_dir().join(format!("pi-shake-status-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        Loaded::open(&path).unwrap()
+    }
+
+    fn by(l: &Loaded) -> &'static str {
+        let c = report(l).branch.compaction.unwrap();
+        assert_eq!(c.count, 2);
+        c.by
+    }
+
+    #[test]
+    fn the_compactions_writer_is_named_from_from_hook_and_the_summarys_title() {
+        let title =
+            "# Session history before this point (pruned by pi-shake 0.1.0)\n\n### User\n\nhi";
+        assert_eq!(by(&with_latest_compaction("pi", |_| {})), "pi");
+        let hook = |v: &mut serde_json::Map<String, Value>| {
+            v.insert("fromHook".into(), Value::Bool(true));
+        };
+        assert_eq!(by(&with_latest_compaction("hook", hook)), "extension");
+        // pi-shake's title, with `summary` where both writers put it …
+        let ours = |v: &mut serde_json::Map<String, Value>| {
+            hook(v);
+            v.insert("summary".into(), Value::String(title.into()));
+        };
+        assert_eq!(by(&with_latest_compaction("ours", ours)), "pi-shake");
+        // … and last, after more than the 4 KB read first: the whole line is parsed.
+        let late = |v: &mut serde_json::Map<String, Value>| {
+            ours(v);
+            let summary = v.shift_remove("summary").unwrap();
+            v.insert("pad".into(), Value::String("x".repeat(5000)));
+            v.insert("summary".into(), summary);
+        };
+        assert_eq!(by(&with_latest_compaction("late", late)), "pi-shake");
+        // The title without `fromHook` is not pi-shake's entry (pi-shake always sets it).
+        let unhooked = |v: &mut serde_json::Map<String, Value>| {
+            v.insert("summary".into(), Value::String(title.into()));
+        };
+        assert_eq!(by(&with_latest_compaction("unhooked", unhooked)), "pi");
+    }
 }

@@ -71,6 +71,22 @@ struct BranchDoc {
     context_entries: u64,
     #[serde(deserialize_with = "nullable")]
     compaction_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    compaction: Option<CompactionDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CompactionDoc {
+    id: String,
+    by: String,
+    #[serde(deserialize_with = "nullable")]
+    summary_tokens: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    tokens_before: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    first_kept_entry_id: Option<String>,
+    count: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -389,7 +405,11 @@ impl Work {
 fn snapshot_status() {
     let w = Work::new(
         "snap-status",
-        &["thinking.jsonl", "retry-context-edit.jsonl"],
+        &[
+            "thinking.jsonl",
+            "retry-context-edit.jsonl",
+            "compaction-rpc.jsonl",
+        ],
     );
     std::fs::copy(
         fixture_in("broken", "04-malformed-middle-line.jsonl"),
@@ -408,6 +428,8 @@ fn snapshot_status() {
     let mut s = String::new();
     w.record(&mut s, &["status", "thinking.jsonl"]);
     w.record(&mut s, &["status", "retry-context-edit.jsonl"]);
+    // A compaction pi wrote itself.
+    w.record(&mut s, &["status", "compaction-rpc.jsonl"]);
     w.record(&mut s, &["status", "malformed.jsonl"]);
     w.record(&mut s, &["status", "fresh.jsonl"]);
     w.record(&mut s, &["status", "bom.jsonl"]);
@@ -554,6 +576,8 @@ fn snapshot_compact() {
     );
     w.age("long-session.jsonl");
     w.record(&mut s, &["compact", "long-session.jsonl"]);
+    // `status` names the compaction the context now starts from, and who wrote it.
+    w.record(&mut s, &["status", "long-session.jsonl"]);
     w.record(&mut s, &["compact", "thinking.jsonl"]);
     w.record(
         &mut s,
@@ -606,6 +630,39 @@ fn json_status_single_and_batch() {
     assert!(d.pi_overlays.omissions > 0, "{d:?}");
     let d: StatusDoc = parse(&w.run(&["status", "--json", "compaction-rpc.jsonl"]));
     assert!(d.branch.compaction_id.is_some());
+    // pi wrote its two compactions itself (over RPC): `by` says so, with the latest's size and
+    // cut.
+    let c = d
+        .branch
+        .compaction
+        .as_ref()
+        .expect("a compaction on the branch");
+    assert_eq!(Some(&c.id), d.branch.compaction_id.as_ref());
+    assert_eq!((c.by.as_str(), c.count), ("pi", 2));
+    assert!(c.summary_tokens.is_some_and(|t| t > 0), "{c:?}");
+    assert!(c.tokens_before.is_some_and(|t| t > 0.0), "{c:?}");
+    assert!(c.first_kept_entry_id.is_some(), "{c:?}");
+    // Compacted again by pi-shake: `by` names it and the count grows.
+    assert_eq!(
+        w.run(&[
+            "compact",
+            "--keep-recent-tokens",
+            "200",
+            "compaction-rpc.jsonl"
+        ])
+        .code,
+        0
+    );
+    w.age("compaction-rpc.jsonl");
+    let d: StatusDoc = parse(&w.run(&["status", "--json", "compaction-rpc.jsonl"]));
+    let c = d
+        .branch
+        .compaction
+        .as_ref()
+        .expect("a compaction on the branch");
+    assert_eq!((c.by.as_str(), c.count), ("pi-shake", 3), "{c:?}");
+    let d: StatusDoc = parse(&w.run(&["status", "--json", "thinking.jsonl"]));
+    assert!(d.branch.compaction.is_none());
     // Fold, then the wall items mirror too.
     assert_eq!(
         w.run(&["shake", "--scope", "thinking", "thinking.jsonl"])

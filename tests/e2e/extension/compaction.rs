@@ -254,6 +254,12 @@ fn an_old_binary_is_a_clear_message_never_a_crash() {
         "{}",
         updated[0]
     );
+    // … which names the compaction the context starts from: pi's own.
+    assert!(
+        updated[0].contains(" · last compaction by pi (summary ~"),
+        "{}",
+        updated[0]
+    );
 }
 
 #[test]
