@@ -13,6 +13,8 @@
 //                                                                # `compact --emit-json`'s answer
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl open               # open only: pi 1.6 migrates a
 //                                                                # file an older pi wrote, in place
+//   node scripts/op_fuzz_pi.mjs SESSION.jsonl redact ENTRY_ID    # what a redacting extension does:
+//                                                                # a context_edit replacing its content
 //
 // A turn re-sends a run of the active branch's own messages (one user message and what followed
 // it, real shapes: thinking, images, errors), deep-copied, with fresh tool-call ids. `compact`
@@ -97,7 +99,7 @@ async function main() {
 	const { SessionManager } = await import(url("dist/core/session-manager.js"));
 	const comp = await import(url("dist/core/compaction/index.js"));
 	const sm = SessionManager.open(path);
-	const n = action === "hook-compaction" ? 0 : Number(arg ?? 0);
+	const n = action === "hook-compaction" || action === "redact" ? 0 : Number(arg ?? 0);
 	const rand = rng(n);
 	const tag = `f${n}`;
 	let appended = 0;
@@ -165,6 +167,9 @@ async function main() {
 				.filter((e) => e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message?.role));
 			if (editable.length) sm.appendContextEdit(editable[Math.floor(rand() * editable.length)].id, null);
 		}
+		appended = 1;
+	} else if (action === "redact") {
+		sm.appendContextEdit(arg, { content: [{ type: "text", text: "[redacted by an extension]" }] });
 		appended = 1;
 	} else if (action === "hook-compaction") {
 		// What the pi-shake extension hands pi from `compact --emit-json`; pi appends the entry.

@@ -16,7 +16,8 @@ set (0–6), or when a `compact` that exits 0 prints JSON that does not parse, a
 or (`--emit-json`) no summary. With `--write`, every session where a compaction was planned at
 30% is also compacted for real (a copy, at 10%) and loaded by real pi 1.6
 (`tests/interop/project.mjs`; `npm ci` there first): pi must load it, and the first message of
-its projection must be the summary pi-shake appended; a refusal (exit 4) must leave the copy
+its projection must be the summary pi-shake appended, and `recall` must read back every call its
+headers name, with the line count they show; a refusal (exit 4) must leave the copy
 untouched, and the report says whether real pi loads the refused file itself. The same sessions
 are also shaken for real (`--scope all --profile aggressive --tail 0`, another copy), and
 whatever shake writes must load in real pi; then undone, after which real pi's projection must
@@ -26,6 +27,7 @@ run failed.
 """
 import copy
 import json
+import re
 import random
 import shutil
 import subprocess
@@ -218,8 +220,21 @@ def written_and_loaded(bin_, f, keep):
     first = next((m for m in pi.get("messages", []) if m.get("role") != "system"), None)
     if not first or first.get("role") != "compactionSummary" or first.get("summary") != last.get("summary"):
         return "real pi's projection does not start with the summary pi-shake wrote"
+    # Every call the summary names with a line count reads back whole, with that many lines.
+    for m in HEADER.finditer(last.get("summary") or ""):
+        pair, total = m.group(1), int(m.group(3).replace(",", ""))
+        code, out, err = run([bin_, "--json", "recall", "--all", pair, str(g)])
+        if code != 0:
+            return f"recall {pair} exit {code}: {err.decode(errors='replace')[-300:]}"
+        doc = json.loads(out)
+        if doc.get("pairId") != pair or doc.get("totalLines") != total:
+            return f"recall {pair}: {doc.get('pairId')} with {doc.get('totalLines')} lines, the summary says {total}"
     g.unlink()
     return None
+
+
+# A summary's call header: `(t12; 40 of 900 lines)`, `(t12_2; error; 2 of 3 lines)`.
+HEADER = re.compile(r"\((t\d+(?:_\d+)?);(?: error;)? ([\d,]+) of ([\d,]+) lines\)")
 
 
 def shaken_and_loaded(bin_, f):

@@ -51,6 +51,8 @@ pub enum Command {
     Undo(UndoArgs),
     /// Replace the dropped prefix with a pruned verbatim transcript (a pi compaction entry)
     Compact(Box<CompactArgs>),
+    /// Print a call's whole output by its pi-shake summary id (`t12`), or any message
+    Recall(RecallArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write every page with --out-dir
@@ -276,6 +278,28 @@ impl Cli {
 }
 
 #[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// What to print: a pair id from a pi-shake summary's call header (`t12`, `t12_2`: the output
+    /// of that call), or an entry id or a unique prefix of one (that message)
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// Session file (.jsonl)
+    #[arg(value_name = "SESSION")]
+    pub session_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub find: SessionArgs,
+    /// First line to print (from 1)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub offset: u64,
+    /// Lines to print at most [default: 2000; never more than 50 KB without --all]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Print every line from --offset on, with no line or size cap
+    #[arg(long, conflicts_with = "limit")]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// Shell
     #[arg(value_enum)]
@@ -285,7 +309,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// A subcommand's page instead of the main one (e.g. `shake`)
-    #[arg(value_parser = ["status", "shake", "dry-run", "undo", "compact", "completions", "man", "version"])]
+    #[arg(value_parser = ["status", "shake", "dry-run", "undo", "compact", "recall", "completions", "man", "version"])]
     pub command: Option<String>,
     /// Write pi-shake.1 and one page per subcommand into DIR
     #[arg(long, value_name = "DIR", conflicts_with = "command")]

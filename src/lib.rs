@@ -27,6 +27,7 @@ pub mod output;
 pub mod pi_version;
 pub mod plan;
 pub mod projection;
+pub mod recall;
 pub mod regions;
 pub mod report;
 pub mod score;

@@ -4,6 +4,7 @@ pub mod compact;
 pub mod compact_emit;
 pub mod completions;
 pub mod man;
+pub mod recall;
 pub mod shake;
 pub mod status;
 pub mod undo;
@@ -30,6 +31,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> Result<()> {
         Command::DryRun(a) => shake::run(&a, printer, true),
         Command::Undo(a) => undo::run(&a, printer),
         Command::Compact(a) => compact::run(&a, printer),
+        Command::Recall(a) => recall::run(&a, printer),
         Command::Completions(a) => completions::run(&a, printer),
         Command::Man(a) => man::run(&a, printer),
         Command::Version => version::run(printer),

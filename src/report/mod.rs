@@ -1,8 +1,9 @@
 //! Stage 5: reports — every `--json` wire type and every human rendering of `status`,
-//! `shake` / `dry-run`, `undo`, `compact` and the multi-session envelope. Plain data in, text or
+//! `shake` / `dry-run`, `undo`, `compact`, `recall` and the multi-session envelope. Plain data in, text or
 //! JSON out; the printer ([`crate::output`]) is the only thing that writes it.
 
 pub mod compact;
+pub mod recall;
 pub mod shake;
 pub mod status;
 pub mod undo;

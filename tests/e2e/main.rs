@@ -23,6 +23,7 @@ mod output;
 mod props;
 mod quality;
 mod readme;
+mod recall;
 mod releases;
 mod repo;
 mod resume;

@@ -587,6 +587,46 @@ fn snapshot_compact() {
 }
 
 #[test]
+fn snapshot_recall() {
+    let w = Work::new("snap-recall", &["long-session.jsonl"]);
+    let mut s = String::new();
+    w.record(&mut s, &["compact", "long-session.jsonl"]);
+    // A call the summary names `(t10_2; error; 2 of 3 lines)`, whole; one of 71 lines in parts.
+    w.record(&mut s, &["recall", "t10_2", "long-session.jsonl"]);
+    w.record(
+        &mut s,
+        &["recall", "t19", "--limit", "3", "long-session.jsonl"],
+    );
+    w.record(
+        &mut s,
+        &["recall", "t19", "--offset", "70", "long-session.jsonl"],
+    );
+    // Any message by its entry id (a prefix will do).
+    w.record(&mut s, &["recall", "fe886b", "long-session.jsonl"]);
+    // What recall refuses, and why.
+    w.record(&mut s, &["recall", "t5", "long-session.jsonl"]);
+    w.record(&mut s, &["recall", "t6_9", "long-session.jsonl"]);
+    w.record(
+        &mut s,
+        &["recall", "t19", "--offset", "999", "long-session.jsonl"],
+    );
+    w.record(&mut s, &["recall", "2a0b415a", "long-session.jsonl"]);
+    w.record(&mut s, &["recall", "zz", "long-session.jsonl"]);
+    w.record(
+        &mut s,
+        &[
+            "recall",
+            "t19",
+            "--all",
+            "--limit",
+            "3",
+            "long-session.jsonl",
+        ],
+    );
+    snapshot("recall", &s);
+}
+
+#[test]
 fn snapshot_usage_errors_and_help() {
     let w = Work::new("snap-usage", &[]);
     let mut s = String::new();
@@ -903,7 +943,7 @@ fn json_man_pages() {
     let r = w.run(&["man", "--json", "--out-dir", "man1"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let d: ManDoc = parse(&r);
-    assert_eq!(d.pages.len(), 9);
+    assert_eq!(d.pages.len(), 10);
     assert!(d.pages.iter().all(|p| Path::new(&w.path(p)).exists()));
 }
 

@@ -8,12 +8,13 @@ use std::process::Command;
 use crate::common::root;
 use crate::common::*;
 
-const COMMANDS: [&str; 8] = [
+const COMMANDS: [&str; 9] = [
     "status",
     "shake",
     "dry-run",
     "undo",
     "compact",
+    "recall",
     "completions",
     "man",
     "version",

@@ -67,6 +67,11 @@ fn relative_command(cmd: &str, cwd: &str) -> String {
 /// command's leading `cd <cwd> && ` is left out (the call ran there anyway) and the paths in
 /// it under the cwd are named relative to it.
 pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
+    ident_of(&p.args, cwd)
+}
+
+/// [`ident`] of a call's arguments (`pi-shake recall` names a call the way a summary does).
+pub fn ident_of(args: &Value, cwd: Option<&str>) -> String {
     let short = |k: &str, v: &str| -> String {
         match (k, cwd) {
             ("path" | "file_path", _) => relative_to(v, cwd).to_string(),
@@ -90,7 +95,7 @@ pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
         "url",
         "cmd",
     ];
-    let raw = match &*p.args {
+    let raw = match args {
         Value::Object(m) => {
             let mut parts: Vec<String> = Vec::new();
             for k in MAIN {
@@ -112,7 +117,7 @@ pub fn ident(p: &Pair, cwd: Option<&str>) -> String {
                 parts.push(format!("{k}={t}"));
             }
             if parts.is_empty() || (!main_found && m.len() > parts.len()) {
-                crate::compact::region::normalised_args(&p.args)
+                crate::compact::region::normalised_args(args)
             } else {
                 parts.join(" ")
             }

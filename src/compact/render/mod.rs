@@ -7,7 +7,7 @@ use super::report::Action;
 use super::text::{cap_middle, clen, fence_for, head, keep_window, omitted, stub};
 use crate::text::thousands;
 use ident::inline_code;
-pub use ident::{ident, relative_to};
+pub use ident::{ident, ident_of, relative_to};
 
 mod ident;
 

@@ -1,0 +1,201 @@
+//! `recall`: every pair id a pi-shake summary shows reads back the whole output it cut, as the
+//! file stores it; pi-shake's own folds are read through, anyone else's overlays are not; and
+//! recall writes nothing.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::common::*;
+
+/// `recall --json`, field for field.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct RecallDoc {
+    schema_version: u32,
+    path: String,
+    reference: String,
+    entry_id: String,
+    role: String,
+    pair_id: Option<String>,
+    call_entry_id: Option<String>,
+    tool: Option<String>,
+    arguments: Option<Value>,
+    is_error: bool,
+    images: usize,
+    edited_by: Option<String>,
+    hidden: bool,
+    first_line: usize,
+    last_line: usize,
+    total_lines: usize,
+    more: bool,
+    line_cut: bool,
+    text: String,
+}
+
+fn recall(args: &[&str]) -> RecallDoc {
+    let mut all = vec!["--json", "recall"];
+    all.extend_from_slice(args);
+    let r = pi_shake(&all);
+    assert_eq!(r.code, 0, "{all:?}: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+fn entries(p: &Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `(id, kept, total)` of every `(t12; 40 of 900 lines)` call header in `summary`.
+fn headers(summary: &str) -> Vec<(String, usize, usize)> {
+    let num = |s: &str| s.replace(',', "").parse::<usize>().unwrap();
+    let mut out = Vec::new();
+    for line in summary.lines().filter(|l| l.starts_with("**")) {
+        let Some(open) = line.rfind("(t") else {
+            continue;
+        };
+        let inner = line[open + 1..].trim_end_matches(':').trim_end_matches(')');
+        let parts: Vec<&str> = inner.split("; ").collect();
+        let Some(counts) = parts.last().and_then(|c| c.strip_suffix(" lines")) else {
+            continue;
+        };
+        let Some((kept, total)) = counts.split_once(" of ") else {
+            continue;
+        };
+        out.push((parts[0].to_string(), num(kept), num(total)));
+    }
+    out
+}
+
+#[test]
+fn every_pair_a_summary_names_reads_back_its_whole_stored_output() {
+    let f = copy_fixture(&fixture("long-session.jsonl"));
+    let r = pi_shake(&["compact", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bytes = std::fs::read(&f).unwrap();
+    let all = entries(&f);
+    let summary = all.last().unwrap()["summary"].as_str().unwrap().to_string();
+    let hs = headers(&summary);
+    assert!(hs.len() >= 5, "{hs:?}");
+    let mut cut = 0;
+    for (id, kept, total) in &hs {
+        let d = recall(&["--all", id, f.to_str().unwrap()]);
+        assert_eq!(d.pair_id.as_deref(), Some(id.as_str()));
+        assert_eq!(d.total_lines, *total, "{id}: the summary's line count");
+        assert!(!d.more && !d.line_cut && d.first_line == 1);
+        // The call on the id's line, its result, and the stored text of that result.
+        let (line, k) = match id[1..].split_once('_') {
+            Some((l, k)) => (l.parse::<usize>().unwrap(), k.parse::<usize>().unwrap()),
+            None => (id[1..].parse::<usize>().unwrap(), 1),
+        };
+        let call_entry = &all[line - 1];
+        assert_eq!(d.call_entry_id.as_deref(), call_entry["id"].as_str());
+        let call = call_entry["message"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["type"] == "toolCall")
+            .nth(k - 1)
+            .unwrap();
+        assert_eq!(d.tool.as_deref(), call["name"].as_str());
+        assert_eq!(d.arguments.as_ref(), Some(&call["arguments"]));
+        let result = all[line..]
+            .iter()
+            .find(|e| e["message"]["toolCallId"] == call["id"])
+            .unwrap();
+        assert_eq!(d.entry_id, result["id"].as_str().unwrap());
+        assert_eq!(d.text, text_of(&result["message"]["content"]), "{id}");
+        assert_eq!(d.is_error, result["message"]["isError"] == true);
+        if kept < total {
+            cut += 1;
+        }
+        // By its result's entry id, the same text and the same pair.
+        let by_entry = recall(&["--all", &d.entry_id, f.to_str().unwrap()]);
+        assert_eq!((by_entry.text, by_entry.pair_id), (d.text, d.pair_id));
+    }
+    assert!(cut >= 3, "the summary cut lines of at least three calls");
+    assert_eq!(std::fs::read(&f).unwrap(), bytes, "recall writes nothing");
+}
+
+#[test]
+fn recall_reads_through_pi_shakes_folds_but_not_anyone_elses_overlay() {
+    let f = copy_fixture(&fixture("tools-large-output.jsonl"));
+    let p = f.to_str().unwrap();
+    let stored: Vec<Value> = entries(&f);
+    let r = pi_shake(&["shake", "--profile", "aggressive", p]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let status = pi_shake(&["--json", "status", p]).json();
+    let folded: Vec<&str> = status["wall"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["kinds"][0] == "toolResult")
+        .map(|i| i["entryId"].as_str().unwrap())
+        .collect();
+    assert!(!folded.is_empty());
+    for id in &folded {
+        let d = recall(&["--all", id, p]);
+        let original = stored.iter().find(|e| e["id"] == *id).unwrap();
+        assert_eq!(d.text, text_of(&original["message"]["content"]));
+        assert!(!d.text.contains("omitted (~"), "not the placeholder");
+        assert_eq!(d.edited_by, None);
+    }
+    // The default window: 2,000 lines at most (pi's read limit), and where to read on.
+    let big = folded
+        .iter()
+        .map(|id| recall(&["--all", id, p]))
+        .max_by_key(|d| d.total_lines)
+        .unwrap();
+    assert!(big.total_lines > 2_000, "{}", big.total_lines);
+    let w = recall(&[&big.entry_id, p]);
+    assert_eq!((w.first_line, w.last_line, w.more), (1, 2_000, true));
+    let rest = recall(&["--offset", "2001", &big.entry_id, p]);
+    assert_eq!(rest.first_line, 2_001);
+    assert_eq!(format!("{}\n{}", w.text, rest.text), big.text);
+    // An extension redacts one (pi's own SessionManager writes the context_edit): recall shows
+    // what the model is allowed to see, not the stored original.
+    if need_oracle() {
+        let out = std::process::Command::new("node")
+            .arg(root().join("scripts/op_fuzz_pi.mjs"))
+            .args([p, "redact", folded[0]])
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out.stdout).contains("\"ok\":true"));
+        let d = recall(&[folded[0], p]);
+        let edit = entries(&f).last().unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(d.edited_by.as_deref(), Some(edit.as_str()));
+        assert_eq!(d.text, "[redacted by an extension]");
+        assert!(!d.hidden);
+    }
+}
+
+#[test]
+fn a_message_pi_hid_stays_hidden_and_other_messages_read_as_text() {
+    // pi's retry hides failed answers with `context_edit` replacement null.
+    let f = copy_fixture(&fixture("retry-context-edit.jsonl"));
+    let p = f.to_str().unwrap();
+    let d = recall(&["c923e66f", p]);
+    assert_eq!(
+        (
+            d.role.as_str(),
+            d.hidden,
+            d.edited_by.as_deref(),
+            d.text.as_str()
+        ),
+        ("assistant", true, Some("aafb1ead"), "")
+    );
+    let stored = entries(&f);
+    let user = stored.iter().find(|e| e["id"] == "03dd61c5").unwrap();
+    let d = recall(&["03dd", p]);
+    assert_eq!(d.role, "user");
+    assert_eq!(d.text, text_of(&user["message"]["content"]));
+    assert_eq!((d.pair_id, d.tool), (None, None));
+}
