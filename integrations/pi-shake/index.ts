@@ -8,6 +8,10 @@
 //   summary and a notification says why.
 // * Optional automatic shake (off by default): after an agent run, when the context passes a
 //   fraction of the model's window, fold with the configured profile.
+// * The `shake_recall` tool (pi 1.6 and newer): once the branch holds a pi-shake compaction, the
+//   model can read back the full output of a call the summary cut (`pi-shake recall t12`) instead
+//   of re-running it. It is activated only then (a compaction changes the context anyway, so the
+//   tool list changes at no extra cache cost) and never when `shake.recall` is false.
 //
 // How a fold reaches pi's in-memory session: pi never re-reads its session file, so the command
 // waits until pi is idle, lets the binary append (`--force`: pi is idle, the file is complete and
@@ -25,6 +29,7 @@
 //                           passed as flags when the binary's handshake lists them
 //   shake.timeoutSeconds    how long a compaction may take (default 600)
 //   shake.auto              {"enabled": true, "threshold": 0.7, "scope": "elide"} (default off)
+//   shake.recall            false: no `shake_recall` tool (default true)
 
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { execFile } from "node:child_process";
@@ -78,6 +83,7 @@ interface Config {
 	maxSummaryTokens?: number;
 	timeoutSeconds: number;
 	auto: { enabled: boolean; threshold: number; scope: string };
+	recall: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,6 +158,7 @@ function config(pi: ExtensionAPI, ctx: ExtensionContext): Config {
 			threshold: num(auto?.threshold) ?? 0.7,
 			scope: SCOPES.includes(auto?.scope) ? auto.scope : "elide",
 		},
+		recall: shake.recall !== false,
 	};
 }
 
@@ -630,11 +637,96 @@ export function foldsIgnored(version: string | undefined): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The shake_recall tool
+// ---------------------------------------------------------------------------------------------
+
+const RECALL_TOOL = "shake_recall";
+/** The first pi whose tool API this tool is written against (plain JSON-schema parameters,
+ * `defaultActive`). */
+const FIRST_PI_WITH_RECALL = [1, 6, 0];
+
+/** Whether this pi gets the tool (a pi whose version cannot be told, embedded through its SDK, does). */
+export function recallSupported(version: string | undefined): boolean {
+	const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version ?? "");
+	if (!m) return true;
+	const v = m.slice(1).map(Number);
+	const i = v.findIndex((x, k) => x !== FIRST_PI_WITH_RECALL[k]);
+	return i < 0 || v[i] > FIRST_PI_WITH_RECALL[i];
+}
+
+/** Whether a compaction entry is pi-shake's (its `details.pruner`). */
+function isPiShakes(entry: any): boolean {
+	return entry?.type === "compaction" && typeof entry?.details?.pruner === "string" && entry.details.pruner.startsWith("pi-shake");
+}
+
+/** Activate the tool when the branch holds a pi-shake compaction and the settings allow it;
+ * deactivate it otherwise. */
+function syncRecallTool(pi: ExtensionAPI, ctx: ExtensionContext, compaction?: any) {
+	try {
+		const cfg = config(pi, ctx);
+		const active = pi.getActiveTools();
+		const has = active.includes(RECALL_TOOL);
+		const want = cfg.recall && (isPiShakes(compaction) || ctx.sessionManager.getBranch().some(isPiShakes));
+		if (want && !has) pi.setActiveTools([...active, RECALL_TOOL]);
+		else if (!want && has) pi.setActiveTools(active.filter((n) => n !== RECALL_TOOL));
+	} catch {
+		// pi itself is never affected: without the tool the model re-runs calls as before.
+	}
+}
+
+async function recallTool(pi: ExtensionAPI, params: any, signal: AbortSignal | undefined, ctx: ExtensionContext) {
+	const id = typeof params?.id === "string" ? params.id.trim() : "";
+	if (!id) throw new Error("shake_recall needs an id: the t12 of a pi-shake summary's call header");
+	const bin = await binary(config(pi, ctx), ctx.cwd);
+	if (!bin.ok) throw new Error(bin.message);
+	if (!bin.features.has("recall --offset")) throw new Error(`${bin.path} (pi-shake ${bin.version}) cannot recall; update pi-shake.`);
+	const { file, why } = sessionFile(ctx);
+	if (!file) throw new Error(why);
+	const args = ["recall", id];
+	for (const k of ["offset", "limit"]) {
+		const n = num(params?.[k]);
+		if (n !== undefined && n >= 1) args.push(`--${k}`, String(Math.floor(n)));
+	}
+	args.push(file);
+	const r = await run(bin.path, args, { cwd: ctx.cwd, signal, timeoutMs: 60_000 });
+	if (r.code !== 0) throw new Error(errorText(r));
+	return { content: [{ type: "text" as const, text: r.stdout.replace(/\n$/, "") }], details: { id } };
+}
+
+function registerRecall(pi: ExtensionAPI) {
+	pi.registerTool({
+		name: RECALL_TOOL,
+		label: "Recall",
+		description:
+			"Read back the full output of a tool call that a pi-shake compaction summary cut. The summary's call headers name each call by an id such as t12 or t12_2 (`**bash** `cargo test` (t12; 40 of 900 lines)`). Returns up to 2,000 lines or 50 KB from `offset`; the first line says which lines of how many.",
+		promptSnippet: "Read back the full output of a call a pi-shake summary cut, by its id (t12)",
+		promptGuidelines: [
+			"Use shake_recall with a call's id from a pi-shake summary (t12) to see the lines the summary cut, instead of re-running a search, fetch or build whose answer may have changed; re-run a read when the file's current content is what matters.",
+		],
+		parameters: {
+			type: "object",
+			properties: {
+				id: { type: "string", description: "The call's id from the summary header, e.g. t12 or t12_2" },
+				offset: { type: "integer", minimum: 1, description: "First line to return (from 1)" },
+				limit: { type: "integer", minimum: 1, description: "Lines to return at most (default 2,000)" },
+			},
+			required: ["id"],
+			additionalProperties: false,
+		} as any,
+		defaultActive: false,
+		execute: async (_toolCallId: string, params: any, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) =>
+			recallTool(pi, params, signal, ctx),
+	} as any);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Extension entry point
 // ---------------------------------------------------------------------------------------------
 
 export default function (pi: ExtensionAPI) {
 	let autoRequested = false;
+	const recall = recallSupported(piVersion());
+	if (recall) registerRecall(pi);
 
 	pi.registerCommand("shake", {
 		description: "Fold old heavy content into placeholders (pi-shake): /shake [elide|thinking|images|all] · dry-run [scope] · undo · status",
@@ -659,8 +751,20 @@ export default function (pi: ExtensionAPI) {
 			return undefined;
 		}
 	});
-	pi.on("session_compact", async (_event, ctx) => flushAfterCompaction(ctx));
+	pi.on("session_compact", async (event: any, ctx) => {
+		flushAfterCompaction(ctx);
+		if (recall) syncRecallTool(pi, ctx, event?.compactionEntry);
+	});
 	pi.on("session_compact_failed", async (_event, ctx) => flushAfterCompaction(ctx, true));
+
+	// A resumed, reloaded or switched-to session (also after `/shake`, which reopens the file).
+	pi.on("session_start", async (_event, ctx) => {
+		if (recall) syncRecallTool(pi, ctx);
+	});
+	// `/tree` moves to a branch that may or may not hold a pi-shake compaction.
+	pi.on("session_tree", async (_event, ctx) => {
+		if (recall) syncRecallTool(pi, ctx);
+	});
 
 	pi.on("agent_start", async () => {
 		autoRequested = false;

@@ -27,11 +27,14 @@
 //             the prompt on the compacted context.
 //   abort     a manual compaction the user aborts while the binary runs (a wrapper that waits
 //             before running it): pi writes no compaction, and a turn follows.
+//   recall    a manual compaction through pi-shake, then the model calls `shake_recall` with the id
+//             of a call the summary cut (read from the file), and answers; `shake.recall` false
+//             with `--no-recall`.
 //   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
 //             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
 // stdout: one JSON document with everything the Rust test asserts on (tests/e2e/extension/):
-//   {ok, scenario, sessionFile, requests:[{kind, messages}], marks:{name: requestCount},
+//   {ok, scenario, sessionFile, requests:[{kind, tools, messages}], marks:{name: requestCount},
 //    hashes:{name: sha256 of the session file}, notifications:[{step, type, message}],
 //    selects:[{step, title, options}], responses:{step: data}, events:[…compaction events],
 //    ms}
@@ -275,6 +278,9 @@ async function main() {
 		} else if (SCENARIO === "tree") {
 			env.PI_SHAKE_BIN = BIN;
 			settings = PI_CUT_3000;
+		} else if (SCENARIO === "recall") {
+			env.PI_SHAKE_BIN = BIN;
+			settings = argv.includes("--no-recall") ? { ...PI_CUT_3000, shake: { recall: false } } : PI_CUT_3000;
 		} else if (SCENARIO === "resume") {
 			// A session an old pi (0.30.2, no `version` in its header) wrote, resumed in pi 1.6 with
 			// the extension: pi migrates the file on open, then /compact goes through pi-shake.
@@ -399,6 +405,24 @@ async function main() {
 			mark("prompt3");
 			await pi.prompt("Continue from here.");
 			mark("end");
+		} else if (SCENARIO === "recall") {
+			scriptReads(mock);
+			mark("prompt1");
+			await pi.prompt("Please read big1.txt, big2.txt and big3.txt.");
+			mark("prompt2");
+			await pi.prompt("Now read big4.txt and big5.txt.");
+			mark("manual");
+			responses.manual = await pi.command({ type: "compact" }, 120000).catch((e) => ({ error: e.message }));
+			// The id of the first call the summary names with lines cut: `(t12; 40 of 900 lines)`.
+			const file = sessionFileIn(sessionDir);
+			const entries = readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+			const summary = [...entries].reverse().find((e) => e.type === "compaction")?.summary ?? "";
+			const cut = [...summary.matchAll(/\((t\d+(?:_\d+)?);(?: error;)? ([\d,]+) of ([\d,]+) lines\)/g)].find((m) => m[2] !== m[3]);
+			responses.recallId = cut?.[1] ?? null;
+			mock.script(tools([call("r1", "shake_recall", { id: cut?.[1] ?? "t1", limit: 5000 })], "Reading back what the summary cut."), text("Recalled it."));
+			mark("prompt3");
+			await pi.prompt("What exactly did that output say?");
+			mark("end");
 		} else if (SCENARIO === "resume") {
 			mock.script(text("Continuing the resumed session."));
 			mark("manual");
@@ -462,7 +486,11 @@ async function main() {
 			requests: mock.requests.map((r) => {
 				const sys = (r.messages ?? []).find((m) => m.role === "system" || m.role === "developer");
 				const sysText = typeof sys?.content === "string" ? sys.content : JSON.stringify(sys?.content ?? "");
-				return { kind: sysText.startsWith("You are a context summarization assistant") ? "summarization" : "turn", messages: r.messages };
+				return {
+					kind: sysText.startsWith("You are a context summarization assistant") ? "summarization" : "turn",
+					tools: (r.tools ?? []).map((t) => t.function?.name ?? t.name),
+					messages: r.messages,
+				};
 			}),
 			marks,
 			hashes,

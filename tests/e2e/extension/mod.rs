@@ -8,12 +8,13 @@
 //!
 //! One file per part: `protocol` (the binary's side), `compaction` (pi's compactions through
 //! the extension: threshold, manual, overflow recovery, an abort, a missing or old binary, a
-//! resumed old session), `shake` (`/shake`, its undo, auto-shake, `/tree`), `tui` (pi's
-//! interactive TUI in a tmux pane) and `releases` (older pi CLIs). This file holds what they
-//! share: the driver and readers of its report.
+//! resumed old session), `recall` (the `shake_recall` tool), `shake` (`/shake`, its undo,
+//! auto-shake, `/tree`), `tui` (pi's interactive TUI in a tmux pane) and `releases` (older pi
+//! CLIs). This file holds what they share: the driver and readers of its report.
 
 mod compaction;
 mod protocol;
+mod recall;
 mod releases;
 mod shake;
 mod tui;

@@ -1,0 +1,107 @@
+//! The `shake_recall` tool in the real pi 1.6 CLI: off until the branch holds a pi-shake
+//! compaction, then the model reads back a call's whole output by the id the summary shows.
+
+use super::*;
+
+/// The whole stored output of the call `id` (`t{line}` / `t{line}_{k}`) names in `file`.
+fn stored_output(file: &Path, id: &str) -> String {
+    let (line, k) = match id[1..].split_once('_') {
+        Some((l, k)) => (l.parse::<usize>().unwrap(), k.parse::<usize>().unwrap()),
+        None => (id[1..].parse::<usize>().unwrap(), 1),
+    };
+    let text = std::fs::read_to_string(file).unwrap();
+    let all: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let calls: Vec<&Value> = all[line - 1]["message"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "toolCall")
+        .collect();
+    let call_id = calls[k - 1]["id"].as_str().unwrap();
+    let result = all[line..]
+        .iter()
+        .find(|e| e["message"]["toolCallId"] == call_id)
+        .unwrap();
+    text_of(&result["message"]["content"])
+}
+
+#[test]
+fn the_model_reads_back_what_a_pi_shake_summary_cut() {
+    if !pi_cli() {
+        return;
+    }
+    let (v, _work) = drive("recall");
+    let reqs = requests(&v);
+    let has_tool = |r: &Value| {
+        r["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "shake_recall")
+    };
+    // Off before the compaction (no tool in the requests), on after it.
+    let manual = mark(&v, "manual");
+    assert!(manual > 0 && reqs[..manual].iter().all(|r| !has_tool(r)));
+    assert!(reqs[manual..].iter().all(has_tool), "{:?}", reqs.len());
+    let file = session_of(&v);
+    let compaction = lines(&file)
+        .into_iter()
+        .rfind(|e| e["type"] == "compaction")
+        .unwrap();
+    assert_pi_shakes(&compaction, "pi 1.6");
+    let summary = compaction["summary"].as_str().unwrap();
+    let id = v["responses"]["recallId"]
+        .as_str()
+        .expect("a call the summary cut");
+    assert!(
+        summary.contains(&format!("({id};")),
+        "{id} not in the summary"
+    );
+    // The model's call came back with the call's whole output, under a header naming it.
+    let last = reqs.last().unwrap();
+    let got = tool_results(last)
+        .remove("r1")
+        .expect("the shake_recall result");
+    let full = stored_output(&file, id);
+    let (head, body) = got.split_once('\n').unwrap();
+    assert!(
+        head.starts_with(&format!("{id} · ")) && head.contains(" · result "),
+        "{head}"
+    );
+    // (The binary prints a final newline the tool's text leaves out.)
+    assert_eq!(
+        body.trim_end_matches('\n'),
+        full.trim_end_matches('\n'),
+        "the recalled text is the stored output"
+    );
+    let cut: Vec<&str> = full.lines().filter(|l| !summary.contains(l)).collect();
+    assert!(!cut.is_empty(), "the summary cut lines of {id}");
+    // Real pi loads the file (recall wrote nothing of its own; pi wrote the tool call).
+    assert_all_on_branch(&file);
+}
+
+#[test]
+fn shake_recall_false_keeps_the_tool_off() {
+    if !pi_cli() {
+        return;
+    }
+    let (v, _work) = drive_with("recall", &["--no-recall"]);
+    for r in requests(&v) {
+        assert!(
+            !r["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t == "shake_recall"),
+            "shake.recall false, yet the tool was offered"
+        );
+    }
+    // The model's call of an unknown tool is an error pi reports to it; nothing ran.
+    let got = tool_results(requests(&v).last().unwrap())
+        .remove("r1")
+        .unwrap();
+    assert!(!got.contains(" · result "), "{got}");
+}
