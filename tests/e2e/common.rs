@@ -334,6 +334,29 @@ pub fn text_of(content: &Value) -> String {
     }
 }
 
+/// What a summary's pair id (`t12`, `t12_2`: the k-th tool call of the assistant entry on line
+/// 12) names in a file's lines `all` (header first): the call's entry, its `toolCall` block, and
+/// the tool result answering it.
+pub fn pair_of<'a>(all: &'a [Value], id: &str) -> (&'a Value, &'a Value, &'a Value) {
+    let (line, k) = match id[1..].split_once('_') {
+        Some((l, k)) => (l.parse::<usize>().unwrap(), k.parse::<usize>().unwrap()),
+        None => (id[1..].parse::<usize>().unwrap(), 1),
+    };
+    let entry = &all[line - 1];
+    let call = entry["message"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "toolCall")
+        .nth(k - 1)
+        .unwrap();
+    let result = all[line..]
+        .iter()
+        .find(|e| e["message"]["toolCallId"] == call["id"])
+        .unwrap();
+    (entry, call, result)
+}
+
 /// Set a file's mtime `secs` seconds in the past.
 pub fn set_age(p: &Path, secs: u64) {
     let f = std::fs::File::options().append(true).open(p).unwrap();

@@ -89,25 +89,10 @@ fn every_pair_a_summary_names_reads_back_its_whole_stored_output() {
         assert_eq!(d.total_lines, *total, "{id}: the summary's line count");
         assert!(!d.more && !d.line_cut && d.first_line == 1);
         // The call on the id's line, its result, and the stored text of that result.
-        let (line, k) = match id[1..].split_once('_') {
-            Some((l, k)) => (l.parse::<usize>().unwrap(), k.parse::<usize>().unwrap()),
-            None => (id[1..].parse::<usize>().unwrap(), 1),
-        };
-        let call_entry = &all[line - 1];
+        let (call_entry, call, result) = pair_of(&all, id);
         assert_eq!(d.call_entry_id.as_deref(), call_entry["id"].as_str());
-        let call = call_entry["message"]["content"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|b| b["type"] == "toolCall")
-            .nth(k - 1)
-            .unwrap();
         assert_eq!(d.tool.as_deref(), call["name"].as_str());
         assert_eq!(d.arguments.as_ref(), Some(&call["arguments"]));
-        let result = all[line..]
-            .iter()
-            .find(|e| e["message"]["toolCallId"] == call["id"])
-            .unwrap();
         assert_eq!(d.entry_id, result["id"].as_str().unwrap());
         assert_eq!(d.text, text_of(&result["message"]["content"]), "{id}");
         assert_eq!(d.is_error, result["message"]["isError"] == true);

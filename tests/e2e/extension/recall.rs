@@ -5,26 +5,8 @@ use super::*;
 
 /// The whole stored output of the call `id` (`t{line}` / `t{line}_{k}`) names in `file`.
 fn stored_output(file: &Path, id: &str) -> String {
-    let (line, k) = match id[1..].split_once('_') {
-        Some((l, k)) => (l.parse::<usize>().unwrap(), k.parse::<usize>().unwrap()),
-        None => (id[1..].parse::<usize>().unwrap(), 1),
-    };
-    let text = std::fs::read_to_string(file).unwrap();
-    let all: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let calls: Vec<&Value> = all[line - 1]["message"]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| b["type"] == "toolCall")
-        .collect();
-    let call_id = calls[k - 1]["id"].as_str().unwrap();
-    let result = all[line..]
-        .iter()
-        .find(|e| e["message"]["toolCallId"] == call_id)
-        .unwrap();
+    let all = lines(file);
+    let (_, _, result) = crate::common::pair_of(&all, id);
     text_of(&result["message"]["content"])
 }
 
