@@ -119,15 +119,7 @@ fn recall_pair(l: &Loaded, line: u32, k: usize) -> Result<Recalled> {
             )
         })?;
     let v = s.read_value(idx)?;
-    let calls: Vec<&Value> = v
-        .pointer("/message/content")
-        .and_then(Value::as_array)
-        .map(|c| {
-            c.iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let calls: Vec<&Value> = tool_calls(&v).collect();
     let Some(c) = calls.get(k - 1) else {
         return Err(usage(
             l,
@@ -169,6 +161,15 @@ fn recall_pair(l: &Loaded, line: u32, k: usize) -> Result<Recalled> {
             crate::compact::render::ident_of(&call.args, s.header.cwd.as_deref())
         ),
     ))
+}
+
+/// The `toolCall` blocks of a message line's JSON, in order.
+fn tool_calls(v: &Value) -> impl Iterator<Item = &Value> {
+    v.pointer("/message/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
 }
 
 fn str_of(v: &Value, k: &str) -> String {
@@ -256,13 +257,7 @@ fn find_call(l: &Loaded, idx: usize) -> Result<Option<Call>> {
             continue;
         }
         let v = s.read_value(j)?;
-        let calls = v
-            .pointer("/message/content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"));
-        for (k, c) in calls.enumerate() {
+        for (k, c) in tool_calls(&v).enumerate() {
             if c.get("id").and_then(Value::as_str) == Some(call_id) {
                 return Ok(Some(Call {
                     entry_id: s.entries[j].id_str().to_string(),
