@@ -134,6 +134,64 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
 }
 
 #[test]
+fn recallable_counts_missed_facts_in_outputs_the_summary_names_by_id() {
+    // Line 2: an assistant message with two calls (t2, t2_2); line 5: one more (t5).
+    let call = |id: &str| serde_json::json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {}});
+    let msg =
+        |m: serde_json::Value| serde_json::json!({"type": "message", "message": m}).to_string();
+    let result = |id: &str, text: &str| {
+        msg(
+            serde_json::json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": text}]}),
+        )
+    };
+    let lines = [
+        serde_json::json!({"type": "session"}).to_string(),
+        msg(serde_json::json!({"role": "assistant", "content": [call("c1"), call("c2")]})),
+        result("c1", "ok alpha_beta_1"),
+        result("c2", "ok gamma_delta_2"),
+        msg(serde_json::json!({"role": "assistant", "content": [call("c3")]})),
+        result("c3", "ok eps_zeta_3"),
+    ];
+    let copy = temp_dir("recallable").join("copy.jsonl");
+    std::fs::write(&copy, lines.join("\n") + "\n").unwrap();
+    let p = Prepared {
+        ok: true,
+        error: None,
+        nothing: false,
+        keep: 20_000,
+        exact: true,
+        first_kept_entry_id: None,
+        is_split_turn: false,
+        previous_summary: None,
+        region: Vec::new(),
+        kept: Vec::new(),
+        serialized: String::new(),
+        later: Vec::new(),
+    };
+    let case = Case {
+        prose: Vec::new(),
+        prose_src: Vec::new(),
+        session: "s".into(),
+        point: "50%".into(),
+        prefix: PathBuf::new(),
+        keep: 20_000,
+        prepared: p,
+        pi_summary: None,
+        facts: Vec::new(),
+        labels: Vec::new(),
+        distractors: Vec::new(),
+        by_token: true,
+    };
+    let summary = "**bash** `a` (t2; 1 of 3 lines):\n…\n**bash** `c` (t5; error; 1 of 2 lines):\n";
+    let missed: Vec<String> = ["alpha_beta_1", "gamma_delta_2", "eps_zeta_3", "nowhere_4"]
+        .map(String::from)
+        .to_vec();
+    // t2 and t5 are named (alpha, eps); t2_2 (gamma) is not; nowhere_4 is in no output.
+    assert_eq!(harness::recallable(&case, &copy, summary, &missed), 2);
+    assert_eq!(harness::recallable(&case, &copy, "no headers", &missed), 0);
+}
+
+#[test]
 fn head_tail_never_splits_a_string() {
     let s = "aaaa bbbb_1234 cccc dddd_5678 eeee";
     for cap in 1..s.len() {
