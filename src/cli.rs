@@ -280,18 +280,24 @@ impl Cli {
 #[derive(Debug, Args)]
 pub struct RecallArgs {
     /// What to print: a pair id from a pi-shake summary's call header (`t12`, `t12_2`: the output
-    /// of that call), or an entry id or a unique prefix of one (that message)
-    #[arg(value_name = "REF")]
-    pub reference: String,
+    /// of that call), or an entry id or a unique prefix of one (that message); with --grep it may
+    /// be left out (every tool output of the branch is searched)
+    #[arg(value_name = "REF", required_unless_present = "grep")]
+    pub reference: Option<String>,
     /// Session file (.jsonl)
     #[arg(value_name = "SESSION")]
     pub session_file: Option<PathBuf>,
     #[command(flatten)]
     pub find: SessionArgs,
+    /// Print only the lines holding TEXT (ASCII case-insensitive), with their line numbers and the
+    /// id of the call that printed them; without REF, from every tool output of the branch
+    #[arg(long, value_name = "TEXT", conflicts_with = "offset")]
+    pub grep: Option<String>,
     /// First line to print (from 1)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub offset: u64,
-    /// Lines to print at most [default: 2000; never more than 50 KB without --all]
+    /// Lines to print at most [default: 2000, or 200 matching lines with --grep; never more than 50 KB
+    /// without --all]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
     /// Print every line from --offset on, with no line or size cap

@@ -8,7 +8,9 @@
 //!
 //! The text is the stored content, read through pi-shake's own folds. An overlay anyone else
 //! wrote stays in force (a redaction stays redacted; a `null` edit hides the text). Reads lines,
-//! never writes. [`window`] cuts the text to the lines asked for; it is pure.
+//! never writes. [`window`] cuts the text to the lines asked for and [`matching`] to the lines
+//! holding a text; both are pure. [`search`] finds that text in every tool output of the branch,
+//! for an agent that knows what it is looking for but not which call printed it.
 
 use anyhow::Result;
 use serde_json::Value;
@@ -340,6 +342,112 @@ fn count_images(blocks: &[Block]) -> usize {
         .iter()
         .filter(|b| matches!(b, Block::Image { .. }))
         .count()
+}
+
+/// A call whose output holds a searched text, and the lines that do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub recalled: Recalled,
+    /// Lines in the whole output ([`line_count`]).
+    pub total: usize,
+    /// (line number from 1, line) of the lines shown.
+    pub hits: Vec<(usize, String)>,
+    /// Lines that hold the text but were not shown (over the cap).
+    pub unshown: usize,
+}
+
+/// Longest line a search shows (chars; the middle is cut).
+pub const HIT_CHARS: usize = 300;
+
+/// The lines of `text` holding `pattern` (ASCII case-insensitive), at most `room` of them:
+/// (line number from 1, the line cut to [`HIT_CHARS`]), and how many more there were.
+pub fn matching(
+    text: &str,
+    pattern: &aho_corasick::AhoCorasick,
+    room: usize,
+) -> (Vec<(usize, String)>, usize) {
+    let mut hits = Vec::new();
+    let mut more = 0;
+    for (i, line) in text.split('\n').enumerate() {
+        if pattern.is_match(line) {
+            if hits.len() < room {
+                hits.push((i + 1, crate::text::cap_middle(line, HIT_CHARS)));
+            } else {
+                more += 1;
+            }
+        }
+    }
+    (hits, more)
+}
+
+/// A case-insensitive (ASCII) matcher for `text`.
+pub fn matcher(text: &str) -> Result<aho_corasick::AhoCorasick> {
+    Ok(aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([text])?)
+}
+
+/// What [`search`] found: the calls with lines shown, and the matching lines (and their calls)
+/// past the cap.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Search {
+    pub found: Vec<Found>,
+    pub rest_lines: usize,
+    pub rest_calls: usize,
+}
+
+/// Every tool output on the active path holding `text`, oldest first, read as [`recall`] reads
+/// them (a hidden one is skipped), with at most `room` matching lines shown in all; the calls
+/// after the cap are only counted.
+pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
+    let s = &l.session;
+    let m = matcher(text)?;
+    let mut calls: std::collections::HashMap<String, Call> = std::collections::HashMap::new();
+    let mut out = Search::default();
+    let mut left = room;
+    for &j in &l.tree.path {
+        let role = s.entries[j].msg().and_then(|m| m.role);
+        if role == Some(Role::Assistant) {
+            let v = s.read_value(j)?;
+            for (k, c) in tool_calls(&v).enumerate() {
+                if let Some(id) = c.get("id").and_then(Value::as_str) {
+                    calls.insert(
+                        id.to_string(),
+                        Call {
+                            entry_id: s.entries[j].id_str().to_string(),
+                            pair_id: Reference::pair_id(s.entries[j].line, k + 1),
+                            tool: str_of(c, "name"),
+                            args: c.get("arguments").cloned().unwrap_or(Value::Null),
+                        },
+                    );
+                }
+            }
+        } else if role == Some(Role::ToolResult) {
+            let v = s.read_value(j)?;
+            let call_id = str_of(v.get("message").unwrap_or(&Value::Null), "toolCallId");
+            let mut r = read_message(l, j, v)?;
+            if r.hidden || !m.is_match(&r.text) {
+                continue;
+            }
+            let (hits, unshown) = matching(&r.text, &m, left);
+            if hits.is_empty() {
+                out.rest_lines += unshown;
+                out.rest_calls += 1;
+                continue;
+            }
+            left -= hits.len();
+            r.call = calls.get(&call_id).cloned();
+            let total = line_count(&r.text);
+            r.text = String::new();
+            out.found.push(Found {
+                recalled: r,
+                total,
+                hits,
+                unshown,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The part of a text [`window`] shows.

@@ -676,21 +676,24 @@ function syncRecallTool(pi: ExtensionAPI, ctx: ExtensionContext, compaction?: an
 
 async function recallTool(pi: ExtensionAPI, params: any, signal: AbortSignal | undefined, ctx: ExtensionContext) {
 	const id = typeof params?.id === "string" ? params.id.trim() : "";
-	if (!id) throw new Error("shake_recall needs an id: the t12 of a pi-shake summary's call header");
+	const pattern = typeof params?.pattern === "string" ? params.pattern : "";
+	if (!id && !pattern.trim()) throw new Error("shake_recall needs an id (the t12 of a pi-shake summary's call header) or a pattern to search for");
 	const bin = await binary(config(pi, ctx), ctx.cwd);
 	if (!bin.ok) throw new Error(bin.message);
 	if (!bin.features.has("recall --offset")) throw new Error(`${bin.path} (pi-shake ${bin.version}) cannot recall; update pi-shake.`);
 	const { file, why } = sessionFile(ctx);
 	if (!file) throw new Error(why);
-	const args = ["recall", id];
-	for (const k of ["offset", "limit"]) {
+	const args = ["recall"];
+	if (pattern.trim()) args.push("--grep", pattern);
+	if (id) args.push(id);
+	for (const k of pattern.trim() ? ["limit"] : ["offset", "limit"]) {
 		const n = num(params?.[k]);
 		if (n !== undefined && n >= 1) args.push(`--${k}`, String(Math.floor(n)));
 	}
 	args.push(file);
 	const r = await run(bin.path, args, { cwd: ctx.cwd, signal, timeoutMs: 60_000 });
 	if (r.code !== 0) throw new Error(errorText(r));
-	return { content: [{ type: "text" as const, text: r.stdout.replace(/\n$/, "") }], details: { id } };
+	return { content: [{ type: "text" as const, text: r.stdout.replace(/\n$/, "") }], details: { id, pattern } };
 }
 
 function registerRecall(pi: ExtensionAPI) {
@@ -698,19 +701,20 @@ function registerRecall(pi: ExtensionAPI) {
 		name: RECALL_TOOL,
 		label: "Recall",
 		description:
-			"Read back the full output of a tool call that a pi-shake compaction summary cut. The summary's call headers name each call by an id such as t12 or t12_2 (`**bash** `cargo test` (t12; 40 of 900 lines)`). Returns up to 2,000 lines or 50 KB from `offset`; the first line says which lines of how many.",
+			"Read back the full output of a tool call that a pi-shake compaction summary cut. The summary's call headers name each call by an id such as t12 or t12_2 (`**bash** `cargo test` (t12; 40 of 900 lines)`). Returns up to 2,000 lines or 50 KB from `offset`; the first line says which lines of how many. With `pattern` (a plain text, case-insensitive) it returns only the lines holding it, with their line numbers, from that call's output or, without an id, from every tool output of the session, each under its call's id (up to 200 lines; calls the summary left out whole are searched too).",
 		promptSnippet: "Read back the full output of a call a pi-shake summary cut, by its id (t12)",
 		promptGuidelines: [
 			"Use shake_recall with a call's id from a pi-shake summary (t12) to see the lines the summary cut, instead of re-running a search, fetch or build whose answer may have changed; re-run a read when the file's current content is what matters.",
+			"Use shake_recall with a pattern (and no id) to find which earlier tool output held a value, error or name the pi-shake summary does not show.",
 		],
 		parameters: {
 			type: "object",
 			properties: {
 				id: { type: "string", description: "The call's id from the summary header, e.g. t12 or t12_2" },
-				offset: { type: "integer", minimum: 1, description: "First line to return (from 1)" },
-				limit: { type: "integer", minimum: 1, description: "Lines to return at most (default 2,000)" },
+				pattern: { type: "string", description: "Return only lines holding this text (case-insensitive); without an id, search every tool output" },
+				offset: { type: "integer", minimum: 1, description: "First line to return (from 1; not with pattern)" },
+				limit: { type: "integer", minimum: 1, description: "Lines to return at most (default 2,000, or 200 matching lines)" },
 			},
-			required: ["id"],
 			additionalProperties: false,
 		} as any,
 		defaultActive: false,

@@ -79,36 +79,69 @@ impl RecallReport {
     }
 }
 
-/// `t12 · bash `cargo test` · result 9c1d2e3f · lines 1–40 of 40`, the text, then (when lines
-/// are left) how to read on.
-pub fn render(r: &RecallReport, cwd: Option<&str>) -> String {
+/// The call (`t12 · bash `cargo test` · result 9c1d2e3f`) or the message (`fe886ba4 · user
+/// message`), then error, image and overlay notes.
+fn head_of(h: Head<'_>, cwd: Option<&str>) -> Vec<String> {
     let mut head: Vec<String> = Vec::new();
-    match (&r.pair_id, &r.tool) {
+    match (h.pair_id, h.tool) {
         (Some(id), Some(tool)) => {
-            head.push(id.clone());
-            let args = r.arguments.as_ref().unwrap_or(&Value::Null);
+            head.push(id.to_string());
+            let args = h.arguments.unwrap_or(&Value::Null);
             head.push(
                 format!("{tool} {}", crate::compact::render::ident_of(args, cwd))
                     .trim_end()
                     .to_string(),
             );
-            head.push(format!("result {}", r.entry_id));
+            head.push(format!("result {}", h.entry_id));
         }
-        _ => head.push(format!("{} · {} message", r.entry_id, r.role)),
+        _ => head.push(format!("{} · {} message", h.entry_id, h.role)),
     }
-    if r.is_error {
+    if h.is_error {
         head.push("error".into());
     }
-    if r.images > 0 {
-        head.push(format!("{} image(s) not shown", r.images));
+    if h.images > 0 {
+        head.push(format!("{} image(s) not shown", h.images));
     }
-    if let Some(e) = &r.edited_by {
-        head.push(if r.hidden {
+    if let Some(e) = h.edited_by {
+        head.push(if h.hidden {
             format!("removed from the context by context_edit {e} (not pi-shake's): not shown")
         } else {
             format!("as context_edit {e} (not pi-shake's) left it")
         });
     }
+    head
+}
+
+/// What [`head_of`] names, from either report.
+struct Head<'a> {
+    pair_id: Option<&'a str>,
+    tool: Option<&'a str>,
+    arguments: Option<&'a Value>,
+    entry_id: &'a str,
+    role: &'a str,
+    is_error: bool,
+    images: usize,
+    edited_by: Option<&'a str>,
+    hidden: bool,
+}
+
+/// `t12 · bash `cargo test` · result 9c1d2e3f · lines 1–40 of 40`, the text, then (when lines
+/// are left) how to read on.
+pub fn render(r: &RecallReport, cwd: Option<&str>) -> String {
+    let mut head = head_of(
+        Head {
+            pair_id: r.pair_id.as_deref(),
+            tool: r.tool.as_deref(),
+            arguments: r.arguments.as_ref(),
+            entry_id: &r.entry_id,
+            role: &r.role,
+            is_error: r.is_error,
+            images: r.images,
+            edited_by: r.edited_by.as_deref(),
+            hidden: r.hidden,
+        },
+        cwd,
+    );
     if !r.hidden {
         head.push(if r.total_lines == 0 {
             "empty".into()
@@ -146,4 +179,153 @@ pub fn render(r: &RecallReport, cwd: Option<&str>) -> String {
         ));
     }
     out
+}
+
+/// `recall --grep --json`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchReport {
+    pub schema_version: u32,
+    pub path: String,
+    /// The reference searched in, when one was given (else every tool output of the branch).
+    pub reference: Option<String>,
+    pub grep: String,
+    /// Calls whose output holds the text, oldest first.
+    pub calls: Vec<SearchCall>,
+    /// Matching lines shown, and those over the cap (in the calls listed and after them).
+    pub shown: usize,
+    pub unshown: usize,
+    /// Calls past the cap, with matching lines not shown.
+    pub more_calls: usize,
+}
+
+/// One call of a [`SearchReport`].
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchCall {
+    pub entry_id: String,
+    pub role: String,
+    pub pair_id: Option<String>,
+    pub call_entry_id: Option<String>,
+    pub tool: Option<String>,
+    pub arguments: Option<Value>,
+    pub is_error: bool,
+    pub edited_by: Option<String>,
+    pub total_lines: usize,
+    /// The matching lines shown.
+    pub hits: Vec<SearchHit>,
+    pub unshown: usize,
+}
+
+/// A matching line: its number (from 1) and text (cut to 300 chars).
+#[derive(Debug, Serialize)]
+pub struct SearchHit {
+    pub line: usize,
+    pub text: String,
+}
+
+impl SearchReport {
+    /// The report of what [`crate::recall::search`] (or one recall's matching lines) found.
+    pub fn new(
+        path: String,
+        reference: Option<String>,
+        grep: String,
+        found: crate::recall::Search,
+    ) -> SearchReport {
+        let calls: Vec<SearchCall> = found
+            .found
+            .into_iter()
+            .map(|f| {
+                let r = f.recalled;
+                let (pair_id, call_entry_id, tool, arguments) = match r.call {
+                    Some(c) => (
+                        Some(c.pair_id),
+                        Some(c.entry_id),
+                        Some(c.tool),
+                        Some(c.args),
+                    ),
+                    None => (None, None, None, None),
+                };
+                SearchCall {
+                    entry_id: r.entry_id,
+                    role: r.role,
+                    pair_id,
+                    call_entry_id,
+                    tool,
+                    arguments,
+                    is_error: r.is_error,
+                    edited_by: r.edited_by,
+                    total_lines: f.total,
+                    hits: f
+                        .hits
+                        .into_iter()
+                        .map(|(line, text)| SearchHit { line, text })
+                        .collect(),
+                    unshown: f.unshown,
+                }
+            })
+            .collect();
+        SearchReport {
+            schema_version: 1,
+            path,
+            reference,
+            shown: calls.iter().map(|c| c.hits.len()).sum(),
+            unshown: calls.iter().map(|c| c.unshown).sum::<usize>() + found.rest_lines,
+            more_calls: found.rest_calls,
+            grep,
+            calls,
+        }
+    }
+}
+
+/// Each call with matching lines: its header, then `  40: the line` per hit; then how many
+/// were not shown.
+pub fn render_search(r: &SearchReport, cwd: Option<&str>) -> String {
+    if r.calls.is_empty() && r.unshown == 0 {
+        let scope = match &r.reference {
+            Some(x) => format!("line of {x}"),
+            None => "tool output on this branch".to_string(),
+        };
+        return format!("no {scope} holds `{}`", r.grep);
+    }
+    let mut out = Vec::new();
+    for c in &r.calls {
+        let matched = c.hits.len() + c.unshown;
+        let mut head = head_of(
+            Head {
+                pair_id: c.pair_id.as_deref(),
+                tool: c.tool.as_deref(),
+                arguments: c.arguments.as_ref(),
+                entry_id: &c.entry_id,
+                role: &c.role,
+                is_error: c.is_error,
+                images: 0,
+                edited_by: c.edited_by.as_deref(),
+                hidden: false,
+            },
+            cwd,
+        );
+        head.push(format!(
+            "{} of {} line(s) match",
+            thousands(matched as u64),
+            thousands(c.total_lines as u64)
+        ));
+        out.push(head.join(" · "));
+        let width = c.hits.last().map_or(1, |h| h.line.to_string().len());
+        for h in &c.hits {
+            out.push(format!("  {:>width$}: {}", h.line, h.text));
+        }
+    }
+    if r.unshown > 0 {
+        let calls = if r.more_calls > 0 {
+            format!(" (in {} more call(s) too)", thousands(r.more_calls as u64))
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "[{} more matching line(s) not shown{calls}; --limit N shows more, or recall a call by its id]",
+            thousands(r.unshown as u64)
+        ));
+    }
+    out.join("\n")
 }

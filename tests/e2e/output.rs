@@ -603,6 +603,26 @@ fn snapshot_recall() {
     );
     // Any message by its entry id (a prefix will do).
     w.record(&mut s, &["recall", "fe886b", "long-session.jsonl"]);
+    // The lines holding a text (any case), from every tool output or one call's.
+    w.record(
+        &mut s,
+        &[
+            "recall",
+            "--grep",
+            "MOD10",
+            "--limit",
+            "2",
+            "long-session.jsonl",
+        ],
+    );
+    w.record(
+        &mut s,
+        &["recall", "t19", "--grep", "fn main", "long-session.jsonl"],
+    );
+    w.record(
+        &mut s,
+        &["recall", "--grep", "no such text", "long-session.jsonl"],
+    );
     // What recall refuses, and why.
     w.record(&mut s, &["recall", "t5", "long-session.jsonl"]);
     w.record(&mut s, &["recall", "t6_9", "long-session.jsonl"]);
@@ -612,6 +632,7 @@ fn snapshot_recall() {
     );
     w.record(&mut s, &["recall", "2a0b415a", "long-session.jsonl"]);
     w.record(&mut s, &["recall", "zz", "long-session.jsonl"]);
+    w.record(&mut s, &["recall", "long-session.jsonl"]);
     w.record(
         &mut s,
         &[

@@ -35,6 +35,104 @@ struct RecallDoc {
     text: String,
 }
 
+/// `recall --grep --json`, field for field.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct SearchDoc {
+    schema_version: u32,
+    path: String,
+    reference: Option<String>,
+    grep: String,
+    calls: Vec<SearchCall>,
+    shown: usize,
+    unshown: usize,
+    more_calls: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct SearchCall {
+    entry_id: String,
+    role: String,
+    pair_id: Option<String>,
+    call_entry_id: Option<String>,
+    tool: Option<String>,
+    arguments: Option<Value>,
+    is_error: bool,
+    edited_by: Option<String>,
+    total_lines: usize,
+    hits: Vec<SearchHit>,
+    unshown: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchHit {
+    line: usize,
+    text: String,
+}
+
+fn search(args: &[&str]) -> SearchDoc {
+    let mut all = vec!["--json", "recall"];
+    all.extend_from_slice(args);
+    let r = pi_shake(&all);
+    assert_eq!(r.code, 0, "{all:?}: {}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+#[test]
+fn grep_finds_every_output_line_holding_a_text_under_its_calls_id() {
+    let f = copy_fixture(&fixture("long-session.jsonl"));
+    let p = f.to_str().unwrap();
+    let all = entries(&f);
+    // Every tool result holding the text, any case, in file order (one branch here).
+    let holders: Vec<&Value> = all
+        .iter()
+        .filter(|e| e["message"]["role"] == "toolResult")
+        .filter(|e| {
+            text_of(&e["message"]["content"])
+                .to_lowercase()
+                .contains("mod10")
+        })
+        .collect();
+    assert!(holders.len() >= 3);
+    let d = search(&["--grep", "MOD10", "--all", p]);
+    assert_eq!(d.calls.len(), holders.len());
+    assert_eq!((d.unshown, d.more_calls, d.reference), (0, 0, None));
+    for (c, e) in d.calls.iter().zip(&holders) {
+        assert_eq!(c.entry_id, e["id"].as_str().unwrap());
+        let (_, call, result) = pair_of(&all, c.pair_id.as_deref().unwrap());
+        assert_eq!(result["id"], e["id"]);
+        assert_eq!(c.tool.as_deref(), call["name"].as_str());
+        let stored = text_of(&result["message"]["content"]);
+        let lines: Vec<&str> = stored.split('\n').collect();
+        assert_eq!(c.total_lines, lines.len());
+        let want: Vec<usize> = (1..=lines.len())
+            .filter(|&i| lines[i - 1].to_lowercase().contains("mod10"))
+            .collect();
+        let got: Vec<usize> = c.hits.iter().map(|h| h.line).collect();
+        assert_eq!(got, want);
+        for h in &c.hits {
+            assert_eq!(h.text, lines[h.line - 1]);
+        }
+    }
+    // Under a cap: the first lines, and the rest counted, calls past the cap included.
+    let capped = search(&["--grep", "mod10", "--limit", "2", p]);
+    assert_eq!(capped.shown, 2);
+    assert_eq!(capped.shown + capped.unshown, d.shown);
+    assert_eq!(capped.more_calls, holders.len() - capped.calls.len());
+    // In one call's output only.
+    let one = search(&["t19", "--grep", "fn main", p]);
+    assert_eq!(one.calls.len(), 1);
+    assert_eq!(one.calls[0].pair_id.as_deref(), Some("t19"));
+    assert_eq!(one.reference.as_deref(), Some("t19"));
+    // Nothing found is not an error.
+    let none = search(&["--grep", "no such text anywhere", p]);
+    assert!(none.calls.is_empty() && none.unshown == 0);
+}
+
 fn recall(args: &[&str]) -> RecallDoc {
     let mut all = vec!["--json", "recall"];
     all.extend_from_slice(args);

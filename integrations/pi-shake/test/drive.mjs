@@ -28,8 +28,8 @@
 //   abort     a manual compaction the user aborts while the binary runs (a wrapper that waits
 //             before running it): pi writes no compaction, and a turn follows.
 //   recall    a manual compaction through pi-shake, then the model calls `shake_recall` with the id
-//             of a call the summary cut (read from the file), and answers; `shake.recall` false
-//             with `--no-recall`.
+//             of a call the summary cut (read from the file), then with a pattern, and answers;
+//             `shake.recall` false with `--no-recall`.
 //   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
 //             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
@@ -419,7 +419,11 @@ async function main() {
 			const summary = [...entries].reverse().find((e) => e.type === "compaction")?.summary ?? "";
 			const cut = [...summary.matchAll(/\((t\d+(?:_\d+)?);(?: error;)? ([\d,]+) of ([\d,]+) lines\)/g)].find((m) => m[2] !== m[3]);
 			responses.recallId = cut?.[1] ?? null;
-			mock.script(tools([call("r1", "shake_recall", { id: cut?.[1] ?? "t1", limit: 5000 })], "Reading back what the summary cut."), text("Recalled it."));
+			mock.script(
+				tools([call("r1", "shake_recall", { id: cut?.[1] ?? "t1", limit: 5000 })], "Reading back what the summary cut."),
+				tools([call("r2", "shake_recall", { pattern: "BIG4 line 00100" })], "Looking for one line."),
+				text("Recalled it."),
+			);
 			mark("prompt3");
 			await pi.prompt("What exactly did that output say?");
 			mark("end");

@@ -61,6 +61,28 @@ fn the_model_reads_back_what_a_pi_shake_summary_cut() {
     );
     let cut: Vec<&str> = full.lines().filter(|l| !summary.contains(l)).collect();
     assert!(!cut.is_empty(), "the summary cut lines of {id}");
+    // A pattern (any case) finds the one line holding it, under the id of the call that read it.
+    let found = tool_results(last).remove("r2").expect("the search result");
+    let mut lines_of = found.lines();
+    let head = lines_of.next().unwrap();
+    let hit_id = head.split(" · ").next().unwrap();
+    let all = lines(&file);
+    let (_, call, result) = crate::common::pair_of(&all, hit_id);
+    assert_eq!(call["arguments"]["path"], "big4.txt", "{found}");
+    let stored = text_of(&result["message"]["content"]);
+    let (n, line) = stored
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with("big4 line 00100:"))
+        .unwrap();
+    assert!(head.ends_with(&format!(
+        "1 of {} line(s) match",
+        stored.split('\n').count()
+    )));
+    assert_eq!(
+        lines_of.next().unwrap().trim(),
+        format!("{}: {line}", n + 1)
+    );
     // Real pi loads the file (recall wrote nothing of its own; pi wrote the tool call).
     assert_all_on_branch(&file);
 }
