@@ -283,13 +283,39 @@ fn foreign_overlay(l: &Loaded, idx: usize) -> Option<usize> {
     })
 }
 
+/// [`foreign_overlay`] of every entry that has one, in one pass (target → edit).
+fn foreign_overlays(l: &Loaded) -> std::collections::HashMap<usize, usize> {
+    let mut out = std::collections::HashMap::new();
+    for &j in &l.tree.path {
+        if let Body::ContextEdit {
+            target: Some(t), ..
+        } = &l.session.entries[j].body
+            && !l.wall.is_own(j)
+            && let Some(&idx) = l.tree.by_id.get(t)
+        {
+            out.insert(idx, j);
+        }
+    }
+    out
+}
+
 /// Entry `idx`'s message (`v`: its line's JSON) as text.
-fn read_message(l: &Loaded, idx: usize, mut v: Value) -> Result<Recalled> {
+fn read_message(l: &Loaded, idx: usize, v: Value) -> Result<Recalled> {
+    read_message_as(l, idx, v, foreign_overlay(l, idx))
+}
+
+/// [`read_message`] with the entry's [`foreign_overlay`] already found.
+fn read_message_as(
+    l: &Loaded,
+    idx: usize,
+    mut v: Value,
+    overlay: Option<usize>,
+) -> Result<Recalled> {
     let s = &l.session;
     let entry_id = s.entries[idx].id_str().to_string();
     let mut edited_by = None;
     let mut hidden = false;
-    if let Some(j) = foreign_overlay(l, idx) {
+    if let Some(j) = overlay {
         edited_by = Some(s.entries[j].id_str().to_string());
         let ev = s.read_value(j)?;
         match ev.pointer("/replacement/content") {
@@ -402,50 +428,42 @@ pub struct Search {
 pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
     let s = &l.session;
     let m = matcher(text)?;
-    let mut calls: std::collections::HashMap<String, Call> = std::collections::HashMap::new();
+    // JSON.stringify escapes no printable ASCII char but `"` and `\`: for such a text, a line
+    // whose raw bytes lack it cannot hold it once decoded (unless an overlay replaced it).
+    let plain = text
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+    let overlays = foreign_overlays(l);
     let mut out = Search::default();
     let mut left = room;
     for &j in &l.tree.path {
-        let role = s.entries[j].msg().and_then(|m| m.role);
-        if role == Some(Role::Assistant) {
-            let v = s.read_value(j)?;
-            for (k, c) in tool_calls(&v).enumerate() {
-                if let Some(id) = c.get("id").and_then(Value::as_str) {
-                    calls.insert(
-                        id.to_string(),
-                        Call {
-                            entry_id: s.entries[j].id_str().to_string(),
-                            pair_id: Reference::pair_id(s.entries[j].line, k + 1),
-                            tool: str_of(c, "name"),
-                            args: c.get("arguments").cloned().unwrap_or(Value::Null),
-                        },
-                    );
-                }
-            }
-        } else if role == Some(Role::ToolResult) {
-            let v = s.read_value(j)?;
-            let call_id = str_of(v.get("message").unwrap_or(&Value::Null), "toolCallId");
-            let mut r = read_message(l, j, v)?;
-            if r.hidden || !m.is_match(&r.text) {
-                continue;
-            }
-            let (hits, unshown) = matching(&r.text, &m, left);
-            if hits.is_empty() {
-                out.rest_lines += unshown;
-                out.rest_calls += 1;
-                continue;
-            }
-            left -= hits.len();
-            r.call = calls.get(&call_id).cloned();
-            let total = line_count(&r.text);
-            r.text = String::new();
-            out.found.push(Found {
-                recalled: r,
-                total,
-                hits,
-                unshown,
-            });
+        if s.entries[j].msg().and_then(|m| m.role) != Some(Role::ToolResult) {
+            continue;
         }
+        let overlay = overlays.get(&j).copied();
+        if plain && overlay.is_none() && !m.is_match(&s.read_line(j)?) {
+            continue;
+        }
+        let mut r = read_message_as(l, j, s.read_value(j)?, overlay)?;
+        if r.hidden || !m.is_match(&r.text) {
+            continue;
+        }
+        let (hits, unshown) = matching(&r.text, &m, left);
+        if hits.is_empty() {
+            out.rest_lines += unshown;
+            out.rest_calls += 1;
+            continue;
+        }
+        left -= hits.len();
+        r.call = find_call(l, j)?;
+        let total = line_count(&r.text);
+        r.text = String::new();
+        out.found.push(Found {
+            recalled: r,
+            total,
+            hits,
+            unshown,
+        });
     }
     Ok(out)
 }

@@ -240,6 +240,21 @@ fn recall_reads_through_pi_shakes_folds_but_not_anyone_elses_overlay() {
     let rest = recall(&["--offset", "2001", &big.entry_id, p]);
     assert_eq!(rest.first_line, 2_001);
     assert_eq!(format!("{}\n{}", w.text, rest.text), big.text);
+    // A search reads the folded outputs too (their stored text, not the placeholder).
+    let first = |id: &str| {
+        recall(&["--all", id, p])
+            .text
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let line0 = first(folded[0]);
+    let found = search(&["--grep", &line0, "--all", p]);
+    assert!(
+        found.calls.iter().any(|c| c.entry_id == folded[0]),
+        "{line0}"
+    );
     // An extension redacts one (pi's own SessionManager writes the context_edit): recall shows
     // what the model is allowed to see, not the stored original.
     if need_oracle() {
@@ -257,6 +272,13 @@ fn recall_reads_through_pi_shakes_folds_but_not_anyone_elses_overlay() {
         assert_eq!(d.edited_by.as_deref(), Some(edit.as_str()));
         assert_eq!(d.text, "[redacted by an extension]");
         assert!(!d.hidden);
+        // A search sees the redaction, not the stored text.
+        let gone = search(&["--grep", &line0, "--all", p]);
+        assert!(!gone.calls.iter().any(|c| c.entry_id == folded[0]));
+        let now = search(&["--grep", "REDACTED BY AN EXTENSION", p]);
+        assert_eq!(now.calls.len(), 1);
+        assert_eq!(now.calls[0].entry_id, folded[0]);
+        assert_eq!(now.calls[0].edited_by.as_deref(), Some(edit.as_str()));
     }
 }
 
