@@ -20,6 +20,7 @@
 #   undo                       pi-shake undo --force on a fresh copy of a file shaken with
 #                              --scope all (it restores everything shake all folded)
 #   (compact rows: see compact_rows below)
+#   recall --grep (absent|common)  pi-shake recall --grep TEXT FILE, a text in no output / in many
 #   pi (lean)                  node scripts/pi_project.mjs FILE: real pi 1.6's SessionManager.open
 #                              + buildSessionProjection + estimateProjectedContextTokens, nothing else
 #   cat                        cat FILE (floor: reading the bytes)
@@ -168,6 +169,10 @@ for KIND in $KINDS; do
 		add_row "shake all" "cp $F $WORK" "$BIN shake --scope all --force $WORK"
 		add_row undo "cp $SHAKEN $WORK" "$BIN undo --force $WORK"
 		compact_rows
+		# recall --grep reads every tool output of the branch: a text no line holds (the raw-line
+		# skip: the I/O floor) and one many outputs hold (each such line parsed).
+		add_row "recall --grep (absent)" true "$BIN recall --grep zq9-no-such-text $F"
+		add_row "recall --grep (common)" true "$BIN recall --grep error $F"
 		[ "$PI_OK" = 1 ] && add_row "pi (lean)" true "node scripts/pi_project.mjs $F"
 		add_row cat true "cat $F"
 		add_row "serde_json floor" true "$FLOOR $F"
