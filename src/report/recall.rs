@@ -7,14 +7,11 @@ use serde_json::Value;
 use super::thousands;
 use crate::recall::{Recalled, Window};
 
-/// `recall --json`.
+/// What a recalled or found text came from: the message's entry, and the call when it is a tool
+/// call's output (flattened into both reports).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RecallReport {
-    pub schema_version: u32,
-    pub path: String,
-    /// The reference as given.
-    pub reference: String,
+pub struct Source {
     /// The entry whose text this is.
     pub entry_id: String,
     /// pi's role name of its message (`toolResult`, `user`, …).
@@ -25,11 +22,47 @@ pub struct RecallReport {
     pub tool: Option<String>,
     pub arguments: Option<Value>,
     pub is_error: bool,
-    /// Image blocks (never printed).
-    pub images: usize,
     /// A `context_edit` pi-shake did not write whose content this is.
     pub edited_by: Option<String>,
-    /// That edit removed the message: no text.
+}
+
+impl Source {
+    fn of(r: &mut Recalled) -> Source {
+        let (pair_id, call_entry_id, tool, arguments) = match r.call.take() {
+            Some(c) => (
+                Some(c.pair_id),
+                Some(c.entry_id),
+                Some(c.tool),
+                Some(c.args),
+            ),
+            None => (None, None, None, None),
+        };
+        Source {
+            entry_id: std::mem::take(&mut r.entry_id),
+            role: std::mem::take(&mut r.role),
+            pair_id,
+            call_entry_id,
+            tool,
+            arguments,
+            is_error: r.is_error,
+            edited_by: r.edited_by.take(),
+        }
+    }
+}
+
+/// `recall --json`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallReport {
+    pub schema_version: u32,
+    pub path: String,
+    /// The reference as given.
+    pub reference: String,
+    #[serde(flatten)]
+    pub source: Source,
+    /// Image blocks (never printed).
+    pub images: usize,
+    /// The `editedBy` edit removed the message: no text.
     pub hidden: bool,
     /// The lines shown: `firstLine`..=`lastLine` of `totalLines`.
     pub first_line: usize,
@@ -44,30 +77,14 @@ pub struct RecallReport {
 
 impl RecallReport {
     /// The report of `r`, shown through `w`.
-    pub fn new(path: String, reference: String, r: Recalled, w: Window) -> RecallReport {
+    pub fn new(path: String, reference: String, mut r: Recalled, w: Window) -> RecallReport {
         let more = w.more();
-        let (pair_id, call_entry_id, tool, arguments) = match r.call {
-            Some(c) => (
-                Some(c.pair_id),
-                Some(c.entry_id),
-                Some(c.tool),
-                Some(c.args),
-            ),
-            None => (None, None, None, None),
-        };
         RecallReport {
             schema_version: 1,
             path,
             reference,
-            entry_id: r.entry_id,
-            role: r.role,
-            pair_id,
-            call_entry_id,
-            tool,
-            arguments,
-            is_error: r.is_error,
+            source: Source::of(&mut r),
             images: r.images,
-            edited_by: r.edited_by,
             hidden: r.hidden,
             first_line: w.first,
             last_line: w.last,
@@ -81,29 +98,29 @@ impl RecallReport {
 
 /// The call (`t12 · bash `cargo test` · result 9c1d2e3f`) or the message (`fe886ba4 · user
 /// message`), then error, image and overlay notes.
-fn head_of(h: Head<'_>, cwd: Option<&str>) -> Vec<String> {
+fn head_of(src: &Source, images: usize, hidden: bool, cwd: Option<&str>) -> Vec<String> {
     let mut head: Vec<String> = Vec::new();
-    match (h.pair_id, h.tool) {
+    match (&src.pair_id, &src.tool) {
         (Some(id), Some(tool)) => {
-            head.push(id.to_string());
-            let args = h.arguments.unwrap_or(&Value::Null);
+            head.push(id.clone());
+            let args = src.arguments.as_ref().unwrap_or(&Value::Null);
             head.push(
                 format!("{tool} {}", crate::compact::render::ident_of(args, cwd))
                     .trim_end()
                     .to_string(),
             );
-            head.push(format!("result {}", h.entry_id));
+            head.push(format!("result {}", src.entry_id));
         }
-        _ => head.push(format!("{} · {} message", h.entry_id, h.role)),
+        _ => head.push(format!("{} · {} message", src.entry_id, src.role)),
     }
-    if h.is_error {
+    if src.is_error {
         head.push("error".into());
     }
-    if h.images > 0 {
-        head.push(format!("{} image(s) not shown", h.images));
+    if images > 0 {
+        head.push(format!("{images} image(s) not shown"));
     }
-    if let Some(e) = h.edited_by {
-        head.push(if h.hidden {
+    if let Some(e) = &src.edited_by {
+        head.push(if hidden {
             format!("removed from the context by context_edit {e} (not pi-shake's): not shown")
         } else {
             format!("as context_edit {e} (not pi-shake's) left it")
@@ -112,36 +129,10 @@ fn head_of(h: Head<'_>, cwd: Option<&str>) -> Vec<String> {
     head
 }
 
-/// What [`head_of`] names, from either report.
-struct Head<'a> {
-    pair_id: Option<&'a str>,
-    tool: Option<&'a str>,
-    arguments: Option<&'a Value>,
-    entry_id: &'a str,
-    role: &'a str,
-    is_error: bool,
-    images: usize,
-    edited_by: Option<&'a str>,
-    hidden: bool,
-}
-
 /// `t12 · bash `cargo test` · result 9c1d2e3f · lines 1–40 of 40`, the text, then (when lines
 /// are left) how to read on.
 pub fn render(r: &RecallReport, cwd: Option<&str>) -> String {
-    let mut head = head_of(
-        Head {
-            pair_id: r.pair_id.as_deref(),
-            tool: r.tool.as_deref(),
-            arguments: r.arguments.as_ref(),
-            entry_id: &r.entry_id,
-            role: &r.role,
-            is_error: r.is_error,
-            images: r.images,
-            edited_by: r.edited_by.as_deref(),
-            hidden: r.hidden,
-        },
-        cwd,
-    );
+    let mut head = head_of(&r.source, r.images, r.hidden, cwd);
     if !r.hidden {
         head.push(if r.total_lines == 0 {
             "empty".into()
@@ -203,14 +194,8 @@ pub struct SearchReport {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchCall {
-    pub entry_id: String,
-    pub role: String,
-    pub pair_id: Option<String>,
-    pub call_entry_id: Option<String>,
-    pub tool: Option<String>,
-    pub arguments: Option<Value>,
-    pub is_error: bool,
-    pub edited_by: Option<String>,
+    #[serde(flatten)]
+    pub source: Source,
     pub total_lines: usize,
     /// The matching lines shown.
     pub hits: Vec<SearchHit>,
@@ -235,34 +220,15 @@ impl SearchReport {
         let calls: Vec<SearchCall> = found
             .found
             .into_iter()
-            .map(|f| {
-                let r = f.recalled;
-                let (pair_id, call_entry_id, tool, arguments) = match r.call {
-                    Some(c) => (
-                        Some(c.pair_id),
-                        Some(c.entry_id),
-                        Some(c.tool),
-                        Some(c.args),
-                    ),
-                    None => (None, None, None, None),
-                };
-                SearchCall {
-                    entry_id: r.entry_id,
-                    role: r.role,
-                    pair_id,
-                    call_entry_id,
-                    tool,
-                    arguments,
-                    is_error: r.is_error,
-                    edited_by: r.edited_by,
-                    total_lines: f.total,
-                    hits: f
-                        .hits
-                        .into_iter()
-                        .map(|(line, text)| SearchHit { line, text })
-                        .collect(),
-                    unshown: f.unshown,
-                }
+            .map(|mut f| SearchCall {
+                source: Source::of(&mut f.recalled),
+                total_lines: f.total,
+                hits: f
+                    .hits
+                    .into_iter()
+                    .map(|(line, text)| SearchHit { line, text })
+                    .collect(),
+                unshown: f.unshown,
             })
             .collect();
         SearchReport {
@@ -291,20 +257,7 @@ pub fn render_search(r: &SearchReport, cwd: Option<&str>) -> String {
     let mut out = Vec::new();
     for c in &r.calls {
         let matched = c.hits.len() + c.unshown;
-        let mut head = head_of(
-            Head {
-                pair_id: c.pair_id.as_deref(),
-                tool: c.tool.as_deref(),
-                arguments: c.arguments.as_ref(),
-                entry_id: &c.entry_id,
-                role: &c.role,
-                is_error: c.is_error,
-                images: 0,
-                edited_by: c.edited_by.as_deref(),
-                hidden: false,
-            },
-            cwd,
-        );
+        let mut head = head_of(&c.source, 0, false, cwd);
         head.push(format!(
             "{} of {} line(s) match",
             thousands(matched as u64),

@@ -39,6 +39,24 @@ fn part(role: &str, prose: &[&str], output: &[&str]) -> Part {
     }
 }
 
+/// A prepared prefix with pi's 20k cut and nothing in it.
+fn prepared() -> Prepared {
+    Prepared {
+        ok: true,
+        error: None,
+        nothing: false,
+        keep: 20_000,
+        exact: true,
+        first_kept_entry_id: None,
+        is_split_turn: false,
+        previous_summary: None,
+        region: Vec::new(),
+        kept: Vec::new(),
+        serialized: String::new(),
+        later: Vec::new(),
+    }
+}
+
 #[test]
 fn distinctive_strings_follow_the_rule() {
     for yes in [
@@ -63,13 +81,7 @@ fn distinctive_strings_follow_the_rule() {
 #[test]
 fn facts_are_region_output_used_later_and_nowhere_else() {
     let p = Prepared {
-        ok: true,
-        error: None,
-        nothing: false,
-        keep: 20_000,
-        exact: true,
         first_kept_entry_id: Some("k".into()),
-        is_split_turn: false,
         previous_summary: Some("carried: summary_only_1".into()),
         region: vec![
             part("user", &["look at prose_said_2"], &[]),
@@ -80,11 +92,11 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
             ),
         ],
         kept: vec![part("assistant", &["now epsilon/zeta3"], &[])],
-        serialized: String::new(),
         later: vec![
             "use alpha_beta_1 and prose_said_2".into(),
             "{\"path\":\"epsilon/zeta3\",\"x\":\"summary_only_1 notInRegion9\"}".into(),
         ],
+        ..prepared()
     };
     // The carried summary is neither the kept part nor the region's prose (the rule):
     // a string it shares with a region output and the later lines is a fact.
@@ -154,20 +166,7 @@ fn recallable_counts_missed_facts_in_outputs_the_summary_names_by_id() {
     ];
     let copy = temp_dir("recallable").join("copy.jsonl");
     std::fs::write(&copy, lines.join("\n") + "\n").unwrap();
-    let p = Prepared {
-        ok: true,
-        error: None,
-        nothing: false,
-        keep: 20_000,
-        exact: true,
-        first_kept_entry_id: None,
-        is_split_turn: false,
-        previous_summary: None,
-        region: Vec::new(),
-        kept: Vec::new(),
-        serialized: String::new(),
-        later: Vec::new(),
-    };
+    let p = prepared();
     let case = Case {
         prose: Vec::new(),
         prose_src: Vec::new(),
