@@ -57,6 +57,24 @@ fn prepared() -> Prepared {
     }
 }
 
+/// A predictive case on `p` (facts by token) with no facts yet.
+fn case_of(p: Prepared) -> Case {
+    Case {
+        prose: Vec::new(),
+        prose_src: Vec::new(),
+        session: "s".into(),
+        point: "50%".into(),
+        prefix: PathBuf::new(),
+        keep: 20_000,
+        prepared: p,
+        pi_summary: None,
+        facts: Vec::new(),
+        labels: Vec::new(),
+        distractors: Vec::new(),
+        by_token: true,
+    }
+}
+
 #[test]
 fn distinctive_strings_follow_the_rule() {
     for yes in [
@@ -121,16 +139,8 @@ fn facts_are_region_output_used_later_and_nowhere_else() {
     let case = Case {
         prose: all.prose,
         prose_src: all.prose_src,
-        session: "s".into(),
-        point: "50%".into(),
-        prefix: PathBuf::new(),
-        keep: 20_000,
-        prepared: p,
-        pi_summary: None,
         facts,
-        labels: Vec::new(),
-        distractors: Vec::new(),
-        by_token: true,
+        ..case_of(p)
     };
     // Kept only as a distinctive string of its own, not inside a longer one.
     assert_eq!(Score::of(&case, "x alpha_beta_1, y").kept, 1);
@@ -166,21 +176,7 @@ fn recallable_counts_missed_facts_in_outputs_the_summary_names_by_id() {
     ];
     let copy = temp_dir("recallable").join("copy.jsonl");
     std::fs::write(&copy, lines.join("\n") + "\n").unwrap();
-    let p = prepared();
-    let case = Case {
-        prose: Vec::new(),
-        prose_src: Vec::new(),
-        session: "s".into(),
-        point: "50%".into(),
-        prefix: PathBuf::new(),
-        keep: 20_000,
-        prepared: p,
-        pi_summary: None,
-        facts: Vec::new(),
-        labels: Vec::new(),
-        distractors: Vec::new(),
-        by_token: true,
-    };
+    let case = case_of(prepared());
     let summary = "**bash** `a` (t2; 1 of 3 lines):\n…\n**bash** `c` (t5; error; 1 of 2 lines):\n";
     let missed: Vec<String> = ["alpha_beta_1", "gamma_delta_2", "eps_zeta_3", "nowhere_4"]
         .map(String::from)
