@@ -680,7 +680,8 @@ async function recallTool(pi: ExtensionAPI, params: any, signal: AbortSignal | u
 	if (!id && !pattern.trim()) throw new Error("shake_recall needs an id (the t12 of a pi-shake summary's call header) or a pattern to search for");
 	const bin = await binary(config(pi, ctx), ctx.cwd);
 	if (!bin.ok) throw new Error(bin.message);
-	if (!bin.features.has("recall --offset")) throw new Error(`${bin.path} (pi-shake ${bin.version}) cannot recall; update pi-shake.`);
+	const needs = pattern.trim() ? "recall --grep" : "recall --offset";
+	if (!bin.features.has(needs)) throw new Error(`${bin.path} (pi-shake ${bin.version}) cannot ${pattern.trim() ? "search with recall" : "recall"}; update pi-shake.`);
 	const { file, why } = sessionFile(ctx);
 	if (!file) throw new Error(why);
 	const args = ["recall"];
