@@ -231,25 +231,21 @@ fn recall_entry(l: &Loaded, prefix: &str) -> Result<Recalled> {
             ));
         }
     };
+    let call_id = str_of(v.get("message").unwrap_or(&Value::Null), "toolCallId");
     let mut out = read_message(l, idx, v)?;
     if out.role == Role::ToolResult.as_str() {
-        out.call = find_call(l, idx)?;
+        out.call = find_call(l, idx, &call_id)?;
     }
     Ok(out)
 }
 
 /// The call a tool result at `idx` answers: the nearest earlier assistant entry (on the active
 /// path when the result is on it) holding a call with the result's `toolCallId`.
-fn find_call(l: &Loaded, idx: usize) -> Result<Option<Call>> {
+fn find_call(l: &Loaded, idx: usize, call_id: &str) -> Result<Option<Call>> {
     let s = &l.session;
-    let rv = s.read_value(idx)?;
-    let Some(call_id) = rv
-        .pointer("/message/toolCallId")
-        .and_then(Value::as_str)
-        .filter(|c| !c.is_empty())
-    else {
+    if call_id.is_empty() {
         return Ok(None);
-    };
+    }
     let before: Vec<usize> = match l.tree.path_pos(idx) {
         Some(p) => l.tree.path[..p].iter().rev().copied().collect(),
         None => (0..idx).rev().collect(),
@@ -441,10 +437,13 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
             continue;
         }
         let overlay = overlays.get(&j).copied();
-        if plain && overlay.is_none() && !m.is_match(&s.read_line(j)?) {
+        let raw = s.read_line(j)?;
+        if plain && overlay.is_none() && !m.is_match(&raw) {
             continue;
         }
-        let mut r = read_message_as(l, j, s.read_value(j)?, overlay)?;
+        let v = s.parse_line(j, &raw)?;
+        let call_id = str_of(v.get("message").unwrap_or(&Value::Null), "toolCallId");
+        let mut r = read_message_as(l, j, v, overlay)?;
         if r.hidden || !m.is_match(&r.text) {
             continue;
         }
@@ -455,7 +454,7 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
             continue;
         }
         left -= hits.len();
-        r.call = find_call(l, j)?;
+        r.call = find_call(l, j, &call_id)?;
         let total = line_count(&r.text);
         r.text = String::new();
         out.found.push(Found {

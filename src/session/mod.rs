@@ -239,9 +239,14 @@ impl Session {
 
     /// Re-read entry `idx`'s line and parse it as `JSON.parse` would (lenient surrogates).
     pub fn read_value(&self, idx: usize) -> Result<serde_json::Value> {
-        let text = self.read_line(idx)?;
+        self.parse_line(idx, &self.read_line(idx)?)
+    }
+
+    /// Parse `text`, entry `idx`'s line as [`Self::read_line`] returned it, as [`Self::read_value`]
+    /// does (for a caller that looked at the raw line first).
+    pub fn parse_line(&self, idx: usize, text: &str) -> Result<serde_json::Value> {
         let e = &self.entries[idx];
-        let (v, _) = entry::parse_value(&text).with_context(|| {
+        let (v, _) = entry::parse_value(text).with_context(|| {
             format!(
                 "{}:{}: line changed since it was read",
                 self.path.display(),
