@@ -15,6 +15,9 @@
 //                                                                # file an older pi wrote, in place
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl redact ENTRY_ID    # what a redacting extension does:
 //                                                                # a context_edit replacing its content
+//   node scripts/op_fuzz_pi.mjs SESSION.jsonl fork DIR           # /fork and /clone: the active branch
+//                                                                # copied to a new file in DIR
+//                                                                # (prints its "path")
 //
 // A turn re-sends a run of the active branch's own messages (one user message and what followed
 // it, real shapes: thinking, images, errors), deep-copied, with fresh tool-call ids. `compact`
@@ -98,8 +101,9 @@ async function main() {
 	}
 	const { SessionManager } = await import(url("dist/core/session-manager.js"));
 	const comp = await import(url("dist/core/compaction/index.js"));
-	const sm = SessionManager.open(path);
-	const n = action === "hook-compaction" || action === "redact" ? 0 : Number(arg ?? 0);
+	// A fork writes its new file into the session directory: DIR, never the user's.
+	const sm = action === "fork" ? SessionManager.open(path, arg) : SessionManager.open(path);
+	const n = ["hook-compaction", "redact", "fork"].includes(action) ? 0 : Number(arg ?? 0);
 	const rand = rng(n);
 	const tag = `f${n}`;
 	let appended = 0;
@@ -171,6 +175,12 @@ async function main() {
 	} else if (action === "redact") {
 		sm.appendContextEdit(arg, { content: [{ type: "text", text: "[redacted by an extension]" }] });
 		appended = 1;
+	} else if (action === "fork") {
+		// What /fork and /clone do (agent-session-runtime): only the path from the root to the
+		// leaf, other branches' entries left out and labels moved to the end.
+		const forked = sm.createBranchedSession(sm.getLeafId());
+		console.log(JSON.stringify({ ok: true, action, appended: 0, path: forked }));
+		return;
 	} else if (action === "hook-compaction") {
 		// What the pi-shake extension hands pi from `compact --emit-json`; pi appends the entry.
 		const doc = JSON.parse(readFileSync(arg, "utf8"));

@@ -24,6 +24,7 @@ pub mod jscompat;
 pub mod load;
 pub mod ops;
 pub mod output;
+pub mod pair_ids;
 pub mod pi_version;
 pub mod plan;
 pub mod projection;

@@ -6,6 +6,12 @@
 //! so the agent (or the user) can read one back instead of re-running a search, a build or a
 //! fetch whose answer may have changed. An entry id (or a unique prefix) names any message.
 //!
+//! A pair id is a line of the file the compaction was written to. pi's `/fork` and `/clone`
+//! copy the branch into a new file where lines move (entries of other branches and labels are
+//! left out), so an id is first looked up in the `details.pairs` of the pi-shake compactions
+//! on the active path ([`PairIds`]), which name the call's entries by id; the line is read only
+//! for an id no compaction lists (one `compact --dry-run` showed).
+//!
 //! The text is the stored content, read through pi-shake's own folds. An overlay anyone else
 //! wrote stays in force (a redaction stays redacted; a `null` edit hides the text). Reads lines,
 //! never writes. [`window`] cuts the text to the lines asked for and [`matching`] to the lines
@@ -18,6 +24,7 @@ use serde_json::Value;
 use crate::compact::region::{self, Block, Kind};
 use crate::error::{Fault, FaultKind};
 use crate::load::Loaded;
+use crate::pair_ids::{PairIds, pair_id};
 use crate::session::{Body, Key, Role};
 
 /// What a reference names.
@@ -25,13 +32,14 @@ use crate::session::{Body, Key, Role};
 pub enum Reference {
     /// `t{line}` / `t{line}_{k}`: the k-th tool call (from 1) of the assistant entry on `line`.
     Pair { line: u32, k: usize },
-    /// An entry id, or a unique prefix of one.
+    /// An entry id, or a unique prefix of one (or a suffixed pair id a summary lists).
     Entry(String),
 }
 
 impl Reference {
     /// `t12` and `t12_2` are pair ids; anything else is an entry id or prefix (pi's entry ids
-    /// are hex, so they never start with `t`).
+    /// are hex, so they never start with `t`), or an id only a summary lists (`t12b`, given
+    /// after a fork: [`crate::pair_ids::unused`]), which [`recall`] looks up first.
     pub fn parse(s: &str) -> Reference {
         let s = s.trim();
         let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
@@ -50,22 +58,15 @@ impl Reference {
         }
         Reference::Entry(s.to_string())
     }
-
-    /// The id a summary shows for this pair (`t12`, `t12_2`).
-    fn pair_id(line: u32, k: usize) -> String {
-        if k == 1 {
-            format!("t{line}")
-        } else {
-            format!("t{line}_{k}")
-        }
-    }
 }
 
 /// A call: its entry, id, tool name and arguments.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
     pub entry_id: String,
-    pub pair_id: String,
+    /// The id a summary gives it ([`PairIds`]), else `t{line}` of this file; none when that
+    /// line id names another call in a summary (after a fork), so it cannot be recalled by it.
+    pub pair_id: Option<String>,
     pub tool: String,
     pub args: Value,
 }
@@ -98,17 +99,64 @@ fn usage(l: &Loaded, msg: String) -> anyhow::Error {
     .into()
 }
 
-/// Resolve `r` in `l` and read its text.
+/// Resolve `r` in `l` and read its text. An id a summary on the active path shows is resolved
+/// by the entries that summary lists ([`PairIds`]); any other pair id by its line.
 pub fn recall(l: &Loaded, r: &Reference) -> Result<Recalled> {
-    match r {
-        Reference::Pair { line, k } => recall_pair(l, *line, *k),
-        Reference::Entry(prefix) => recall_entry(l, prefix),
+    let s = &l.session;
+    let ids = PairIds::read(s, &l.tree.path, &mut |i| s.read_value(i))?;
+    let id = match r {
+        Reference::Pair { line, k } => pair_id(*line, *k),
+        Reference::Entry(prefix) => prefix.clone(),
+    };
+    match (ids.results(&id), r) {
+        (Some(results), _) => recall_listed(l, &ids, &id, results),
+        (None, Reference::Pair { line, k }) => recall_pair(l, &ids, *line, *k),
+        (None, Reference::Entry(prefix)) => recall_entry(l, &ids, prefix),
     }
 }
 
-fn recall_pair(l: &Loaded, line: u32, k: usize) -> Result<Recalled> {
+/// The call a summary lists as `id`, by its result's entry id.
+fn recall_listed(
+    l: &Loaded,
+    ids: &PairIds,
+    id: &str,
+    results: &[Option<String>],
+) -> Result<Recalled> {
+    match results {
+        [Some(result)] if l.tree.by_id.contains_key(&Key::of(result)) => {
+            let mut out = recall_entry(l, ids, result)?;
+            if let Some(c) = out.call.as_mut() {
+                c.pair_id = Some(id.to_string());
+            }
+            Ok(out)
+        }
+        [Some(result)] => Err(usage(
+            l,
+            format!("{id}: the summary names its result {result}, which is not in this file"),
+        )),
+        [None] => Err(usage(
+            l,
+            format!("{id}: the summary that names it lists no result for it"),
+        )),
+        many => Err(usage(
+            l,
+            format!(
+                "{id} names {} calls in this branch's summaries (lines moved when pi copied the branch to this file); recall the one meant by its result's entry id: {}",
+                many.len(),
+                many.iter()
+                    .flatten()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// A pair id no summary lists: the `k`-th call of the assistant entry on `line`.
+fn recall_pair(l: &Loaded, ids: &PairIds, line: u32, k: usize) -> Result<Recalled> {
     let s = &l.session;
-    let id = Reference::pair_id(line, k);
+    let id = pair_id(line, k);
     let idx = s
         .entries
         .binary_search_by_key(&line, |e| e.line)
@@ -134,7 +182,7 @@ fn recall_pair(l: &Loaded, line: u32, k: usize) -> Result<Recalled> {
     let call_id = c.get("id").and_then(Value::as_str).unwrap_or("");
     let call = Call {
         entry_id: s.entries[idx].id_str().to_string(),
-        pair_id: id.clone(),
+        pair_id: Some(id.clone()),
         tool: str_of(c, "name"),
         args: c.get("arguments").cloned().unwrap_or(Value::Null),
     };
@@ -151,7 +199,10 @@ fn recall_pair(l: &Loaded, line: u32, k: usize) -> Result<Recalled> {
             && rv.pointer("/message/toolCallId").and_then(Value::as_str) == Some(call_id)
         {
             let mut out = read_message(l, j, rv)?;
-            out.call = Some(call);
+            out.call = Some(Call {
+                pair_id: ids.id_for(&out.entry_id, line, k),
+                ..call
+            });
             return Ok(out);
         }
     }
@@ -178,7 +229,7 @@ fn str_of(v: &Value, k: &str) -> String {
     v.get(k).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
-fn recall_entry(l: &Loaded, prefix: &str) -> Result<Recalled> {
+fn recall_entry(l: &Loaded, ids: &PairIds, prefix: &str) -> Result<Recalled> {
     let s = &l.session;
     let exact = l.tree.by_id.get(&Key::of(prefix)).copied();
     let idx = match exact {
@@ -234,14 +285,14 @@ fn recall_entry(l: &Loaded, prefix: &str) -> Result<Recalled> {
     let call_id = str_of(v.get("message").unwrap_or(&Value::Null), "toolCallId");
     let mut out = read_message(l, idx, v)?;
     if out.role == Role::ToolResult.as_str() {
-        out.call = find_call(l, idx, &call_id)?;
+        out.call = find_call(l, ids, idx, &call_id)?;
     }
     Ok(out)
 }
 
 /// The call a tool result at `idx` answers: the nearest earlier assistant entry (on the active
 /// path when the result is on it) holding a call with the result's `toolCallId`.
-fn find_call(l: &Loaded, idx: usize, call_id: &str) -> Result<Option<Call>> {
+fn find_call(l: &Loaded, ids: &PairIds, idx: usize, call_id: &str) -> Result<Option<Call>> {
     let s = &l.session;
     if call_id.is_empty() {
         return Ok(None);
@@ -259,7 +310,7 @@ fn find_call(l: &Loaded, idx: usize, call_id: &str) -> Result<Option<Call>> {
             if c.get("id").and_then(Value::as_str) == Some(call_id) {
                 return Ok(Some(Call {
                     entry_id: s.entries[j].id_str().to_string(),
-                    pair_id: Reference::pair_id(s.entries[j].line, k + 1),
+                    pair_id: ids.id_for(s.entries[idx].id_str(), s.entries[j].line, k + 1),
                     tool: str_of(c, "name"),
                     args: c.get("arguments").cloned().unwrap_or(Value::Null),
                 }));
@@ -430,6 +481,7 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
         .bytes()
         .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
     let overlays = foreign_overlays(l);
+    let ids = PairIds::read(s, &l.tree.path, &mut |i| s.read_value(i))?;
     let mut out = Search::default();
     let mut left = room;
     for &j in &l.tree.path {
@@ -454,7 +506,7 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
             continue;
         }
         left -= hits.len();
-        r.call = find_call(l, j, &call_id)?;
+        r.call = find_call(l, &ids, j, &call_id)?;
         let total = line_count(&r.text);
         r.text = String::new();
         out.found.push(Found {
@@ -560,8 +612,8 @@ mod tests {
         for s in ["t0", "t12_0", "t", "t12_", "ta1", "12", "e7b18632", "t12_x"] {
             assert_eq!(Reference::parse(s), Reference::Entry(s.into()), "{s}");
         }
-        assert_eq!(Reference::pair_id(7, 1), "t7");
-        assert_eq!(Reference::pair_id(7, 2), "t7_2");
+        assert_eq!(pair_id(7, 1), "t7");
+        assert_eq!(pair_id(7, 2), "t7_2");
     }
 
     #[test]

@@ -222,11 +222,16 @@ pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Ou
     // Steps 2–3: pairs and pins.
     let mut pairs = region::pair_up(&msgs);
     // Question ids from the call's line in the file (append-only, so stable across runs).
-    region::stable_ids(&mut pairs, |mi| {
-        msgs.get(mi)
-            .and_then(|m| p.entries.get(m.pos))
-            .map_or(0, |pe| s.entries[pe.idx].line)
-    });
+    let earlier = crate::pair_ids::PairIds::read(s, &l.tree.path, fetch)?;
+    region::stable_ids(
+        &mut pairs,
+        |mi| {
+            msgs.get(mi)
+                .and_then(|m| p.entries.get(m.pos))
+                .map_or(0, |pe| s.entries[pe.idx].line)
+        },
+        |id| earlier.taken(id),
+    );
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
     let (region_user, kept_user) = (user_text(&msgs), user_text(&kept));

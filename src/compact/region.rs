@@ -310,9 +310,15 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
 
 /// Gives every pair an id that stays the same across runs, whatever the pin set, the cut or the
 /// turns appended since: `t{L}` for the first tool call of the assistant entry on line `L` of the
-/// file (1-based; the file is append-only), `t{L}_{k}` for its k-th call (k ≥ 2). `line_of`
-/// maps a pair's `call_msg` to that line.
-pub fn stable_ids(pairs: &mut [Pair], line_of: impl Fn(usize) -> u32) {
+/// file (1-based; the file is append-only), `t{L}_{k}` for its k-th call (k ≥ 2)
+/// ([`crate::pair_ids::pair_id`]). `line_of` maps a pair's `call_msg` to that line. An id an
+/// earlier summary on the path already gives another call (`taken`: only after pi copied the
+/// branch to a new file, where lines move) gets a letter ([`crate::pair_ids::unused`]).
+pub fn stable_ids(
+    pairs: &mut [Pair],
+    line_of: impl Fn(usize) -> u32,
+    taken: impl Fn(&str) -> bool,
+) {
     let mut last: Option<(u32, usize)> = None;
     for p in pairs.iter_mut() {
         let line = line_of(p.call_msg);
@@ -321,11 +327,7 @@ pub fn stable_ids(pairs: &mut [Pair], line_of: impl Fn(usize) -> u32) {
             _ => 1,
         };
         last = Some((line, k));
-        p.key = if k == 1 {
-            format!("t{line}")
-        } else {
-            format!("t{line}_{k}")
-        };
+        p.key = crate::pair_ids::unused(crate::pair_ids::pair_id(line, k), &taken);
     }
 }
 

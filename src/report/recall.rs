@@ -29,12 +29,7 @@ pub struct Source {
 impl Source {
     fn of(r: &mut Recalled) -> Source {
         let (pair_id, call_entry_id, tool, arguments) = match r.call.take() {
-            Some(c) => (
-                Some(c.pair_id),
-                Some(c.entry_id),
-                Some(c.tool),
-                Some(c.args),
-            ),
+            Some(c) => (c.pair_id, Some(c.entry_id), Some(c.tool), Some(c.args)),
             None => (None, None, None, None),
         };
         Source {
@@ -101,8 +96,8 @@ impl RecallReport {
 fn head_of(src: &Source, images: usize, hidden: bool, cwd: Option<&str>) -> Vec<String> {
     let mut head: Vec<String> = Vec::new();
     match (&src.pair_id, &src.tool) {
-        (Some(id), Some(tool)) => {
-            head.push(id.clone());
+        (id, Some(tool)) => {
+            head.extend(id.clone());
             let args = src.arguments.as_ref().unwrap_or(&Value::Null);
             head.push(
                 format!("{tool} {}", crate::compact::render::ident_of(args, cwd))

@@ -258,12 +258,7 @@ fn recall_reads_through_pi_shakes_folds_but_not_anyone_elses_overlay() {
     // An extension redacts one (pi's own SessionManager writes the context_edit): recall shows
     // what the model is allowed to see, not the stored original.
     if need_oracle() {
-        let out = std::process::Command::new("node")
-            .arg(root().join("scripts/op_fuzz_pi.mjs"))
-            .args([p, "redact", folded[0]])
-            .output()
-            .unwrap();
-        assert!(String::from_utf8_lossy(&out.stdout).contains("\"ok\":true"));
+        pi_op(&f, &["redact", folded[0]]);
         let d = recall(&[folded[0], p]);
         let edit = entries(&f).last().unwrap()["id"]
             .as_str()
@@ -303,4 +298,117 @@ fn a_message_pi_hid_stays_hidden_and_other_messages_read_as_text() {
     assert_eq!(d.role, "user");
     assert_eq!(d.text, text_of(&user["message"]["content"]));
     assert_eq!((d.pair_id, d.tool), (None, None));
+}
+
+/// What real pi 1.6's SessionManager does to `f` (`scripts/op_fuzz_pi.mjs`): its JSON answer.
+fn pi_op(f: &Path, args: &[&str]) -> Value {
+    let out = std::process::Command::new("node")
+        .arg(root().join("scripts/op_fuzz_pi.mjs"))
+        .arg(f)
+        .args(args)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["ok"], true, "{args:?}: {v}");
+    v
+}
+
+/// Every pair a pi-shake compaction of `f` lists with a result recalls that result, by the id
+/// the summary shows. Returns the ids.
+fn every_listed_id_recalls_its_result(f: &Path) -> Vec<String> {
+    let mut ids = Vec::new();
+    for e in entries(f).iter().filter(|e| e["type"] == "compaction") {
+        for p in e["details"]["pairs"].as_array().unwrap() {
+            let id = p["id"].as_str().unwrap();
+            if let Some(result) = p["resultEntry"].as_str() {
+                let d = recall(&[id, f.to_str().unwrap()]);
+                assert_eq!(
+                    (d.entry_id.as_str(), d.pair_id.as_deref()),
+                    (result, Some(id))
+                );
+            }
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
+#[test]
+fn a_summarys_ids_name_the_same_calls_after_pi_copies_the_branch_to_a_new_file() {
+    if !need_oracle() {
+        return;
+    }
+    // A session whose user went back with /tree for one turn and then on with the first
+    // branch: that turn's lines sit between the branch's.
+    let whole = std::fs::read_to_string(fixture("long-session.jsonl")).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    let third = lines.len() / 3;
+    let f = copy_fixture(&fixture("long-session.jsonl"));
+    std::fs::write(&f, lines[..third].join("\n") + "\n").unwrap();
+    pi_op(&f, &["branch", "3"]);
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str(&(lines[third..].join("\n") + "\n"));
+    std::fs::write(&f, text).unwrap();
+    age(&f);
+    let p = f.to_str().unwrap();
+    let r = pi_shake(&["compact", p]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let summary = entries(&f).last().unwrap()["summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let hs = headers(&summary);
+    assert!(hs.len() >= 5, "{hs:?}");
+
+    // /fork: pi copies the branch to a new file, without the side turn: lines move.
+    let dir = f.parent().unwrap().join("forked");
+    std::fs::create_dir_all(&dir).unwrap();
+    let forked = pi_op(&f, &["fork", dir.to_str().unwrap()])["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fk = Path::new(&forked).to_path_buf();
+    let (before, after) = (entries(&f), entries(&fk));
+    let moved = hs
+        .iter()
+        .filter(|(id, _, _)| {
+            let line: usize = id[1..].split('_').next().unwrap().parse().unwrap();
+            after.get(line - 1).map(|e| &e["id"]) != Some(&before[line - 1]["id"])
+        })
+        .count();
+    assert!(moved >= 3, "the copy moved the lines of {moved} ids");
+    for (id, _, total) in &hs {
+        let (a, b) = (recall(&["--all", id, p]), recall(&["--all", id, &forked]));
+        assert_eq!(b.entry_id, a.entry_id, "{id}");
+        assert_eq!((b.text, b.total_lines), (a.text, *total), "{id}");
+        assert_eq!((b.tool, b.pair_id), (a.tool, Some(id.clone())), "{id}");
+    }
+    // A search in the copy names each call by an id that recalls it, or by none when its line
+    // id is a summary's for another call (its result's entry id still recalls it).
+    let calls = search(&["--grep", "fox", "--all", &forked]).calls;
+    let named = calls.iter().filter(|c| c.pair_id.is_some()).count();
+    assert!(named * 2 > calls.len(), "{named} of {}", calls.len());
+    for c in &calls {
+        match &c.pair_id {
+            Some(id) => assert_eq!(&recall(&[id, &forked]).entry_id, &c.entry_id, "{id}"),
+            None => assert_eq!(recall(&[&c.entry_id, &forked]).pair_id, None),
+        }
+    }
+
+    // More turns in the copy, and a second compaction there: its own ids are the copy's lines,
+    // and one that a carried summary already uses gets a letter.
+    for seed in 1..=12 {
+        pi_op(&fk, &["turn", &seed.to_string()]);
+    }
+    age(&fk);
+    let r = pi_shake(&["compact", &forked]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ids = every_listed_id_recalls_its_result(&fk);
+    let lettered: Vec<&String> = ids.iter().filter(|i| i.ends_with('b')).collect();
+    assert!(!lettered.is_empty(), "this copy reuses a line id: {ids:?}");
+    let unique: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "no id names two calls");
+    // And in the original file, every id its one summary lists.
+    assert!(every_listed_id_recalls_its_result(&f).len() >= hs.len());
 }
