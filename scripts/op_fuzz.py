@@ -19,8 +19,9 @@ release's file as a user's pi would) and applies N random steps (default 10), ea
   (`scripts/op_fuzz_pi.mjs`): one more turn, a `/tree` jump to an earlier user message (with or
   without a branch summary) and a turn there, a retry (pi hides its last reply with a null
   `context_edit`, then the turn goes on), what an extension appends (a custom message — a line,
-  or a big text with an image — a label, a model change, a `context_edit` hiding a message), or
-  pi's own compaction at pi's own cut.
+  or a big text with an image — a label, a model change, a `context_edit` hiding a message),
+  pi's own compaction at pi's own cut, or `/fork` (the active branch copied to a new file, where
+  lines move; the sequence goes on in the copy).
 
 After every step real pi loads the file (`tests/interop/project.mjs`) and these must hold:
 
@@ -42,7 +43,10 @@ After every step real pi loads the file (`tests/interop/project.mjs`) and these 
 6. `compact`'s estimate of the context before it equals the sum of real pi's projected
    message estimates; after a `compact` that writes, the compaction cuts where pi's own
    `prepareCompaction` cuts at the same `keepRecentTokens`, and real pi's projection starts with
-   the summary pi-shake wrote.
+   the summary pi-shake wrote;
+7. every pair a pi-shake compaction on the branch lists with a result (`details.pairs`) is
+   recalled by the id its summary shows (`recall ID`: up to 8 of them a step, at random), in the
+   copies `/fork` writes too.
 
 Prints each failure with its sequence's log and keeps the failing file in WORKDIR (default
 `target/op-fuzz`). Exit 1 if any step failed. Needs `npm ci` in `tests/interop` (the oracle).
@@ -133,6 +137,7 @@ class Seq:
     def __init__(self, bin_, path, work, rng):
         self.bin, self.path, self.work, self.rng = bin_, path, work, rng
         self.log = []
+        self.files = [path]
 
     def ps(self, *args, declined=None):
         """Run pi-shake on the file; its JSON. With `declined`, exit 2 with that text in the
@@ -255,8 +260,17 @@ class Seq:
         return "compact", before
 
     def step_pi(self):
-        action = self.rng.choices(["turn", "branch", "summary-branch", "retry", "extension", "compact"],
-                                  [6, 1, 1, 2, 2, 2])[0]
+        action = self.rng.choices(["turn", "branch", "summary-branch", "retry", "extension", "compact",
+                                   "fork"], [6, 1, 1, 2, 2, 2, 1])[0]
+        if action == "fork":
+            # /fork: pi copies the active branch to a new file (lines move); go on in the copy.
+            out = self.work / (self.path.stem + ".forks")
+            out.mkdir(exist_ok=True)
+            self.log.append("pi fork")
+            doc = self.pi("fork", out)
+            self.path = Path(doc["path"])
+            self.files.append(self.path)
+            return "fork", b""
         arg = self.rng.choice([500, 2000, 8000]) if action == "compact" else self.rng.randrange(1 << 30)
         self.log.append(f"pi {action} {arg}")
         before = self.path.read_bytes()
@@ -295,12 +309,34 @@ class Seq:
                 for i, (x, y) in enumerate(zip(a, b)):
                     if x != y and not folded(x, y):
                         raise Failure(f"shake changed message {i} ({x.get('role')}) beyond a fold")
+        self.check_recall()
         if kind == "compact":
             last = json.loads(after.decode().splitlines()[-1])
             first = next((m for m in view["messages"] if m.get("role") != "system"), None)
             if last.get("type") != "compaction" or not first or first.get("role") != "compactionSummary" \
                     or first.get("summary") != last.get("summary"):
                 raise Failure("real pi's projection does not start with the summary pi-shake wrote")
+
+
+    def check_recall(self):
+        """Invariant 7: the ids of the summaries on the active branch recall the results their
+        compactions list."""
+        entries = [json.loads(line) for line in self.path.read_text().splitlines()[1:]]
+        by_id = {e.get("id"): e for e in entries}
+        listed, e, seen = [], entries[-1] if entries else None, set()
+        while e is not None and e.get("id") not in seen:
+            seen.add(e.get("id"))
+            details = e.get("details") if e.get("type") == "compaction" else None
+            if isinstance(details, dict) and str(details.get("pruner", "")).startswith("pi-shake"):
+                listed += [(p["id"], p["resultEntry"]) for p in details.get("pairs", []) if p.get("resultEntry")]
+            e = by_id.get(e.get("parentId"))
+        for pid, result in self.rng.sample(listed, min(8, len(listed))):
+            code, out, err = run([self.bin, "--json", "recall", pid, str(self.path)])
+            if code != 0:
+                raise Failure(f"recall {pid} exit {code}: {err.decode(errors='replace')[-300:]}")
+            got = json.loads(out)["entryId"]
+            if got != result:
+                raise Failure(f"recall {pid} read {got}, the summary's call has its result in {result}")
 
 
 class Failure(Exception):
@@ -362,7 +398,8 @@ def main():
                     kind, before = seq.step_pi()
                 counts[kind] = counts.get(kind, 0) + 1
                 seq.check(kind, before)
-            path.unlink()
+            for f in seq.files:
+                f.unlink()
         except Failure as f:
             failures.append((path, seq.log, str(f)))
             print(f"FAIL {path.name}: {f}\n  " + "\n  ".join(seq.log), flush=True)
