@@ -29,7 +29,9 @@
 //             before running it): pi writes no compaction, and a turn follows.
 //   recall    a manual compaction through pi-shake, then the model calls `shake_recall` with the id
 //             of a call the summary cut (read from the file), then with a pattern, and answers;
-//             `shake.recall` false with `--no-recall`.
+//             `shake.recall` false with `--no-recall`; with `--clone`, pi's `clone` (what `/clone`
+//             does: the branch copied to a new session file) comes between the compaction and
+//             the model's calls, which then run in the copy.
 //   resume    `--session` on a file pi 0.30.2 wrote (no `version`: pi 1.6 migrates it on open),
 //             then a manual compaction (pi-shake's, through the extension) and a turn.
 //
@@ -204,8 +206,8 @@ function sha(file) {
 	return createHash("sha256").update(readFileSync(file)).digest("hex");
 }
 
-function sessionFileIn(dir) {
-	const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl"));
+function sessionFileIn(dir, except = null) {
+	const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl") && join(dir, f) !== except);
 	if (files.length !== 1) throw new Error(`expected one session file in ${dir}, found ${files.length}`);
 	return join(dir, files[0]);
 }
@@ -417,8 +419,13 @@ async function main() {
 			const file = sessionFileIn(sessionDir);
 			const entries = readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 			const summary = [...entries].reverse().find((e) => e.type === "compaction")?.summary ?? "";
-			const cut = [...summary.matchAll(/\((t\d+(?:_\d+)?);(?: error;)? ([\d,]+) of ([\d,]+) lines\)/g)].find((m) => m[2] !== m[3]);
+			const cut = [...summary.matchAll(/\((t\d+(?:_\d+)?[a-z]?);(?: error;)? ([\d,]+) of ([\d,]+) lines\)/g)].find((m) => m[2] !== m[3]);
 			responses.recallId = cut?.[1] ?? null;
+			if (argv.includes("--clone")) {
+				mark("clone");
+				responses.clone = await pi.command({ type: "clone" });
+				responses.clonedFrom = file;
+			}
 			mock.script(
 				tools([call("r1", "shake_recall", { id: cut?.[1] ?? "t1", limit: 5000 })], "Reading back what the summary cut."),
 				tools([call("r2", "shake_recall", { pattern: "BIG4 line 00100" })], "Looking for one line."),
@@ -482,7 +489,7 @@ async function main() {
 			mark("end");
 		}
 		const closed = await pi.close();
-		const sessionFile = sessionFileIn(sessionDir);
+		const sessionFile = sessionFileIn(sessionDir, responses.clonedFrom ?? null);
 		const out = {
 			ok: true,
 			scenario: SCENARIO,

@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// Whether a request offers the model `shake_recall`.
+fn offers_recall(r: &Value) -> bool {
+    r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t == "shake_recall")
+}
+
 /// The whole stored output of the call `id` (`t{line}` / `t{line}_{k}`) names in `file`.
 fn stored_output(file: &Path, id: &str) -> String {
     let all = lines(file);
@@ -17,17 +26,10 @@ fn the_model_reads_back_what_a_pi_shake_summary_cut() {
     }
     let (v, _work) = drive("recall");
     let reqs = requests(&v);
-    let has_tool = |r: &Value| {
-        r["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t == "shake_recall")
-    };
     // Off before the compaction (no tool in the requests), on after it.
     let manual = mark(&v, "manual");
-    assert!(manual > 0 && reqs[..manual].iter().all(|r| !has_tool(r)));
-    assert!(reqs[manual..].iter().all(has_tool), "{:?}", reqs.len());
+    assert!(manual > 0 && reqs[..manual].iter().all(|r| !offers_recall(r)));
+    assert!(reqs[manual..].iter().all(offers_recall), "{:?}", reqs.len());
     let file = session_of(&v);
     let compaction = lines(&file)
         .into_iter()
@@ -95,11 +97,7 @@ fn shake_recall_false_keeps_the_tool_off() {
     let (v, _work) = drive_with("recall", &["--no-recall"]);
     for r in requests(&v) {
         assert!(
-            !r["tools"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|t| t == "shake_recall"),
+            !offers_recall(&r),
             "shake.recall false, yet the tool was offered"
         );
     }
@@ -108,4 +106,43 @@ fn shake_recall_false_keeps_the_tool_off() {
         .remove("r1")
         .unwrap();
     assert!(!got.contains(" · result "), "{got}");
+}
+
+#[test]
+fn in_a_clone_pi_made_after_the_compaction_the_model_reads_back_the_same_output() {
+    if !pi_cli() {
+        return;
+    }
+    let (v, _work) = drive_with("recall", &["--clone"]);
+    assert_eq!(
+        v["responses"]["clone"]["cancelled"], false,
+        "{}",
+        v["responses"]
+    );
+    let original = PathBuf::from(v["responses"]["clonedFrom"].as_str().unwrap());
+    let file = session_of(&v);
+    assert_ne!(file, original, "the model's calls ran in the copy");
+    assert_eq!(
+        lines(&file)[0]["parentSession"].as_str(),
+        original.to_str(),
+        "pi's copy of the session"
+    );
+    // The copy starts with the tool on (pi starts the copy's session with the compaction on
+    // its branch), and the model's call reads the same output as in the original.
+    let reqs = requests(&v);
+    let clone = mark(&v, "clone");
+    assert!(clone < reqs.len() && reqs[clone..].iter().all(offers_recall));
+    let id = v["responses"]["recallId"]
+        .as_str()
+        .expect("a call the summary cut");
+    let got = tool_results(reqs.last().unwrap())
+        .remove("r1")
+        .expect("the shake_recall result");
+    let (head, body) = got.split_once('\n').unwrap();
+    assert!(head.starts_with(&format!("{id} · ")), "{head}");
+    assert_eq!(
+        body.trim_end_matches('\n'),
+        stored_output(&original, id).trim_end_matches('\n')
+    );
+    assert_all_on_branch(&file);
 }
