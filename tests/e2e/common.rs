@@ -640,3 +640,30 @@ pub fn run_json(cmd: &mut Command, what: &str) -> (std::process::Output, Value) 
     });
     (out, v)
 }
+
+/// Every pair a pi-shake compaction in `f` lists with a result (`details.pairs`) is recalled
+/// (`pi-shake recall ID`) as that result, under that id. Returns the ids listed.
+pub fn listed_ids_recall(f: &Path) -> Vec<String> {
+    let mut ids = Vec::new();
+    let text = std::fs::read_to_string(f).unwrap();
+    for e in text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    {
+        if e["type"] != "compaction" {
+            continue;
+        }
+        for p in e["details"]["pairs"].as_array().into_iter().flatten() {
+            let id = p["id"].as_str().unwrap();
+            if let Some(result) = p["resultEntry"].as_str() {
+                let d = pi_shake(&["--json", "recall", id, f.to_str().unwrap()]).json();
+                assert_eq!(
+                    (d["entryId"].as_str(), d["pairId"].as_str()),
+                    (Some(result), Some(id))
+                );
+            }
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}

@@ -314,26 +314,6 @@ fn pi_op(f: &Path, args: &[&str]) -> Value {
     v
 }
 
-/// Every pair a pi-shake compaction of `f` lists with a result recalls that result, by the id
-/// the summary shows. Returns the ids.
-fn every_listed_id_recalls_its_result(f: &Path) -> Vec<String> {
-    let mut ids = Vec::new();
-    for e in entries(f).iter().filter(|e| e["type"] == "compaction") {
-        for p in e["details"]["pairs"].as_array().unwrap() {
-            let id = p["id"].as_str().unwrap();
-            if let Some(result) = p["resultEntry"].as_str() {
-                let d = recall(&[id, f.to_str().unwrap()]);
-                assert_eq!(
-                    (d.entry_id.as_str(), d.pair_id.as_deref()),
-                    (result, Some(id))
-                );
-            }
-            ids.push(id.to_string());
-        }
-    }
-    ids
-}
-
 #[test]
 fn a_summarys_ids_name_the_same_calls_after_pi_copies_the_branch_to_a_new_file() {
     if !need_oracle() {
@@ -404,11 +384,11 @@ fn a_summarys_ids_name_the_same_calls_after_pi_copies_the_branch_to_a_new_file()
     age(&fk);
     let r = pi_shake(&["compact", &forked]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let ids = every_listed_id_recalls_its_result(&fk);
+    let ids = listed_ids_recall(&fk);
     let lettered: Vec<&String> = ids.iter().filter(|i| i.ends_with('b')).collect();
     assert!(!lettered.is_empty(), "this copy reuses a line id: {ids:?}");
     let unique: std::collections::HashSet<&String> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "no id names two calls");
     // And in the original file, every id its one summary lists.
-    assert!(every_listed_id_recalls_its_result(&f).len() >= hs.len());
+    assert!(listed_ids_recall(&f).len() >= hs.len());
 }

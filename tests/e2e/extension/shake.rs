@@ -159,6 +159,8 @@ fn after_tree_navigation_shake_refuses_and_compaction_uses_pis_branch() {
     assert!(leftovers.is_empty(), "snapshot not removed");
     let next = request_after_compaction(&v, "manual");
     assert!(carries(next, summary));
+    // Its ids are the snapshot's lines; each recalls, in the session file, the call it names.
+    assert!(!crate::common::listed_ids_recall(&file).is_empty());
     if need_oracle() {
         let o = oracle1(&file, &[]);
         let branch: Vec<&str> = o["branchIds"]
