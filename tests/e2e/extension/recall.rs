@@ -97,7 +97,7 @@ fn shake_recall_false_keeps_the_tool_off() {
     let (v, _work) = drive_with("recall", &["--no-recall"]);
     for r in requests(&v) {
         assert!(
-            !offers_recall(&r),
+            !offers_recall(r),
             "shake.recall false, yet the tool was offered"
         );
     }
