@@ -612,8 +612,6 @@ mod tests {
         for s in ["t0", "t12_0", "t", "t12_", "ta1", "12", "e7b18632", "t12_x"] {
             assert_eq!(Reference::parse(s), Reference::Entry(s.into()), "{s}");
         }
-        assert_eq!(pair_id(7, 1), "t7");
-        assert_eq!(pair_id(7, 2), "t7_2");
     }
 
     #[test]
