@@ -19,7 +19,8 @@ release's file as a user's pi would) and applies N random steps (default 10), ea
   (`scripts/op_fuzz_pi.mjs`): one more turn, a `/tree` jump to an earlier user message (with or
   without a branch summary) and a turn there, a retry (pi hides its last reply with a null
   `context_edit`, then the turn goes on), what an extension appends (a custom message — a line,
-  or a big text with an image — a label, a model change, a `context_edit` hiding a message),
+  or a big text with an image — a label, a model change, a `context_edit` hiding a message, the
+  cache warmer's `usage` entry),
   pi's own compaction at pi's own cut, or `/fork` (the active branch copied to a new file, where
   lines move; the sequence goes on in the copy).
 

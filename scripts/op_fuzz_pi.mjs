@@ -6,8 +6,9 @@
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl branch SEED        # /tree to an earlier message, one turn there
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl summary-branch SEED  # the same, with a branch summary
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl retry SEED         # pi's retry: last reply hidden, a turn
-//   node scripts/op_fuzz_pi.mjs SESSION.jsonl extension SEED     # a custom message, label, model change
-//                                                                # or a context_edit hiding a message
+//   node scripts/op_fuzz_pi.mjs SESSION.jsonl extension SEED     # a custom message, label, model change,
+//                                                                # a context_edit hiding a message or
+//                                                                # the cache warmer's `usage` entry
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl compact KEEP       # pi's own compaction (a stand-in summary)
 //   node scripts/op_fuzz_pi.mjs SESSION.jsonl hook-compaction DOC.json  # the extension's: pi appends
 //                                                                # `compact --emit-json`'s answer
@@ -142,7 +143,7 @@ async function main() {
 		// What an extension may append: a custom message in context (text, or a big text and an
 		// image), a label, a model or
 		// thinking-level change, a session name; or a context_edit hiding an earlier message.
-		const kind = Math.floor(rand() * 4);
+		const kind = Math.floor(rand() * 5);
 		if (kind === 0) {
 			// A note as a string, or as blocks with a big text and an image (shake folds both).
 			const big = Array.from({ length: 400 }, (_, i) => `row ${i} of ${tag}: src/mod_${i}.rs ok`).join("\n");
@@ -165,6 +166,10 @@ async function main() {
 			sm.appendModelChange("mock", `model-${tag}`);
 			sm.appendThinkingLevelChange(rand() < 0.5 ? "low" : "high");
 			sm.appendSessionInfo(`name ${tag}`);
+		} else if (kind === 4) {
+			// pi's cache warmer: a `usage` entry, outside the context, that becomes the leaf.
+			const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+			sm.appendUsage("cache_warm", "mock", `model-${tag}`, { input: 10, output: 0, cacheRead: 5000, cacheWrite: 0, totalTokens: 5010, cost });
 		} else {
 			const editable = sm
 				.getBranch()
