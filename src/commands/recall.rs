@@ -24,6 +24,11 @@ pub const MAX_BYTES: usize = 50 * 1024;
 /// Matching lines `--grep` shows by default.
 pub const DEFAULT_HITS: usize = 200;
 
+/// Whether `r`, given where a REF goes, names an existing session file instead.
+fn is_session_file(r: &str) -> bool {
+    r.ends_with(".jsonl") && std::path::Path::new(r).is_file()
+}
+
 /// A lone argument that names a session file where the REF should be (`recall FILE`).
 fn file_missing(
     reference: &Option<String>,
@@ -33,18 +38,14 @@ fn file_missing(
     file.is_none()
         && find.session.is_none()
         && !find.r#continue
-        && reference
-            .as_deref()
-            .is_some_and(|r| r.ends_with(".jsonl") && std::path::Path::new(r).is_file())
+        && reference.as_deref().is_some_and(is_session_file)
 }
 
 /// Run `recall`.
 pub fn run(args: &RecallArgs, printer: &Printer) -> Result<()> {
     // With --grep the reference may be left out: a lone `.jsonl` that exists is the session.
     let (reference, file) = match (&args.reference, &args.session_file, &args.grep) {
-        (Some(r), None, Some(_)) if r.ends_with(".jsonl") && std::path::Path::new(r).is_file() => {
-            (None, Some(PathBuf::from(r)))
-        }
+        (Some(r), None, Some(_)) if is_session_file(r) => (None, Some(PathBuf::from(r))),
         (r, f, _) => (r.clone(), f.clone()),
     };
     if file_missing(&reference, &args.session_file, &args.find) {
