@@ -1,7 +1,8 @@
 //! The live-pi check: refuse to append while pi may be running on the session. pi keeps the
 //! session in memory and never re-reads it, so entries appended under a running pi end on a
-//! dead branch. Running pi processes are found through Linux `/proc` (command line and working
-//! directory); where processes cannot be listed, a very recent modification is refused instead.
+//! dead branch. Running pi processes are found by their command line and working directory (on
+//! Linux, macOS and Windows alike, through `sysinfo`); where processes cannot be listed, a very
+//! recent modification is refused instead.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -14,13 +15,13 @@ use crate::session::Session;
 use crate::tree::Tree;
 
 /// Seconds within which a modification counts as "pi may be writing now" — used only where
-/// processes cannot be listed (no `/proc`).
+/// processes cannot be listed.
 pub const RECENT_SECS: u64 = 5;
 
 /// Refuse when pi may be running on this session: a pi process works in the session's
 /// directory or names the session on its command line. There is no time rule where processes
 /// can be listed: once pi has exited, `pi -p … && pi-shake shake -c` appends at once. Where they
-/// cannot (no `/proc`), a modification less than [`RECENT_SECS`] old is refused instead, unless
+/// cannot, a modification less than [`RECENT_SECS`] old is refused instead, unless
 /// the file ends in pi-shake's own entries.
 pub(super) fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
     match pi_processes() {
@@ -139,65 +140,116 @@ impl PiProcess {
     }
 }
 
-/// Every running pi process (Linux `/proc`); None when processes cannot be listed.
+/// Every running pi process of any user the system lets us see (Linux, macOS, Windows, the
+/// BSDs, through `sysinfo`: command line and working directory); None when processes cannot be
+/// listed (an unsupported system, a sandbox without `/proc`).
 fn pi_processes() -> Option<Vec<PiProcess>> {
+    use sysinfo::{ProcessRefreshKind, ProcessesToUpdate, System, UpdateKind};
+    let mut sys = System::new().ok()?;
+    sys.refresh_processes_specifics(
+        ProcessesToUpdate::All,
+        true,
+        ProcessRefreshKind::nothing()
+            .with_cmd(UpdateKind::Always)
+            .with_cwd(UpdateKind::Always)
+            .without_tasks(),
+    );
+    // Not even this process: the listing failed.
+    if sys.processes().is_empty() {
+        return None;
+    }
     let me = std::process::id();
-    let dir = std::fs::read_dir("/proc").ok()?;
     let mut out = Vec::new();
-    for ent in dir.flatten() {
-        let Some(pid) = ent.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == me {
+    for (pid, p) in sys.processes() {
+        if pid.as_u32() == me {
             continue;
         }
-        let Ok(cmd) = std::fs::read(ent.path().join("cmdline")) else {
-            continue;
-        };
+        let cmd: Vec<String> = p
+            .cmd()
+            .iter()
+            .filter(|a| !a.is_empty())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let Some(skip) = pi_args_start(&cmd) else {
             continue;
         };
-        let args = cmd
-            .split(|&b| b == 0)
-            .filter(|a| !a.is_empty())
-            .skip(skip)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
         out.push(PiProcess {
-            pid,
-            cwd: std::fs::read_link(ent.path().join("cwd")).ok(),
-            args,
+            pid: pid.as_u32(),
+            cwd: p.cwd().map(Path::to_path_buf),
+            args: cmd.into_iter().skip(skip).collect(),
         });
     }
     Some(out)
 }
 
-/// Whether `cmdline` (NUL-separated) runs pi; the index of its first argument if so.
-fn pi_args_start(cmdline: &[u8]) -> Option<usize> {
-    looks_like_pi(cmdline).then(|| {
-        let a0 = cmdline
-            .split(|&b| b == 0)
-            .find(|a| !a.is_empty())
-            .unwrap_or(b"");
-        let base = a0.rsplit(|&b| b == b'/').next().unwrap_or(a0);
-        if base == b"pi" { 1 } else { 2 }
-    })
+/// Where pi's own arguments start in a process's command line, when it runs pi: after `pi`
+/// (`pi.exe`, `pi.cmd`), or after the script for `node …/pi` and `node`/`bun` running a file of
+/// the `pi-coding-agent` package.
+fn pi_args_start(cmd: &[String]) -> Option<usize> {
+    /// A path's last component (`/` or `\` separated) without a Windows program suffix.
+    fn base(a: &str) -> &str {
+        let name = a.rsplit(['/', '\\']).next().unwrap_or(a);
+        [".exe", ".cmd"]
+            .iter()
+            .find_map(|x| name.strip_suffix(x))
+            .unwrap_or(name)
+    }
+    let a0 = base(cmd.first()?);
+    if a0 == "pi" {
+        return Some(1);
+    }
+    let runtime = a0.starts_with("node") || a0.starts_with("bun");
+    let a1 = cmd.get(1)?;
+    (runtime && (base(a1) == "pi" || a1.replace('\\', "/").contains("pi-coding-agent/")))
+        .then_some(2)
 }
 
-fn looks_like_pi(cmdline: &[u8]) -> bool {
-    let args: Vec<&[u8]> = cmdline
-        .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .collect();
-    let base = |a: &[u8]| -> Vec<u8> { a.rsplit(|&b| b == b'/').next().unwrap_or(a).to_vec() };
-    match args.first() {
-        Some(a0) if base(a0) == b"pi" => true,
-        Some(a0) if base(a0).starts_with(b"node") || base(a0).starts_with(b"bun") => {
-            args.get(1).is_some_and(|a1| {
-                let b = base(a1);
-                b == b"pi" || a1.windows(16).any(|w| w == b"pi-coding-agent/")
-            })
-        }
-        _ => false,
+#[cfg(test)]
+mod tests {
+    use super::pi_args_start;
+
+    fn start(cmd: &[&str]) -> Option<usize> {
+        pi_args_start(&cmd.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn pi_is_found_however_it_was_started() {
+        assert_eq!(start(&["pi", "--session", "s.jsonl"]), Some(1));
+        assert_eq!(start(&["/usr/local/bin/pi"]), Some(1));
+        assert_eq!(
+            start(&["node", "/usr/lib/node_modules/.bin/pi", "-c"]),
+            Some(2)
+        );
+        assert_eq!(
+            start(&[
+                "/opt/node22/bin/node",
+                "/home/u/.npm/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js",
+            ]),
+            Some(2)
+        );
+        assert_eq!(start(&["bun", "/x/pi-coding-agent/dist/cli.js"]), Some(2));
+        // Windows: the program's suffix and backslashes.
+        assert_eq!(
+            start(&["C:\\Users\\u\\AppData\\Roaming\\npm\\pi.cmd"]),
+            Some(1)
+        );
+        assert_eq!(
+            start(&[
+                "C:\\Program Files\\nodejs\\node.exe",
+                "C:\\Users\\u\\AppData\\Roaming\\npm\\node_modules\\@earendil-works\\pi-coding-agent\\dist\\cli.js",
+            ]),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn other_programs_are_not_pi() {
+        assert_eq!(start(&[]), None);
+        assert_eq!(start(&["pi-shake", "shake"]), None);
+        assert_eq!(start(&["pip", "install"]), None);
+        assert_eq!(start(&["node", "server.js", "pi"]), None);
+        assert_eq!(start(&["node"]), None);
+        assert_eq!(start(&["python3", "pi"]), None);
+        assert_eq!(start(&["vim", "pi-coding-agent/README.md"]), None);
     }
 }
