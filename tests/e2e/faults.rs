@@ -257,20 +257,8 @@ fn killed_mid_run_leaves_a_loadable_prefix() {
 fn a_running_pi_in_the_sessions_directory_is_detected() {
     // A process whose argv[0] is `pi`, working in the session's cwd, as the pi CLI would be.
     let work = temp_dir("live-pi");
-    let src =
-        std::fs::read_to_string(root().join("sessions-fixtures/pi/long-session.jsonl")).unwrap();
-    let mut lines = src.lines();
-    let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    header["cwd"] = json!(work.to_str().unwrap());
-    let f = work.join("s.jsonl");
-    let body: Vec<&str> = lines.collect();
-    std::fs::write(&f, format!("{header}\n{}\n", body.join("\n"))).unwrap();
-    age(&f);
-    let mut pi = std::process::Command::new("bash")
-        .args(["-c", "exec -a pi sleep 30"])
-        .current_dir(&work)
-        .spawn()
-        .expect("spawn bash");
+    let f = live_session(&work, &work, None);
+    let mut pi = fake_pi(&work, "");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let before = std::fs::read(&f).unwrap();
     let r = pi_shake(&["shake", f.to_str().unwrap()]);
@@ -296,20 +284,8 @@ fn a_pi_naming_the_session_from_another_directory_is_detected() {
     // elsewhere: the relative argument names this file.
     let work = temp_dir("live-pi-arg");
     let elsewhere = temp_dir("live-pi-cwd");
-    let src =
-        std::fs::read_to_string(root().join("sessions-fixtures/pi/long-session.jsonl")).unwrap();
-    let mut lines = src.lines();
-    let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    header["cwd"] = json!(elsewhere.to_str().unwrap());
-    let f = work.join("s.jsonl");
-    let body: Vec<&str> = lines.collect();
-    std::fs::write(&f, format!("{header}\n{}\n", body.join("\n"))).unwrap();
-    age(&f);
-    let mut pi = std::process::Command::new("bash")
-        .args(["-c", "exec -a pi bash -c 'sleep 30; :' x --session s.jsonl"])
-        .current_dir(&work)
-        .spawn()
-        .expect("spawn bash");
+    let f = live_session(&work, &elsewhere, None);
+    let mut pi = fake_pi(&work, "--session s.jsonl");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let before = std::fs::read(&f).unwrap();
     let r = pi_shake(&["shake", f.to_str().unwrap()]);
@@ -325,6 +301,71 @@ fn a_pi_naming_the_session_from_another_directory_is_detected() {
         "another session is not blocked: {}",
         unrelated.stderr
     );
+}
+
+#[test]
+fn a_pi_naming_the_session_by_an_id_prefix_is_detected() {
+    // `pi --session 1a2b3c4d` (pi's own id-prefix lookup) started anywhere: the argument is a
+    // prefix of the header's id. A prefix of another session's id blocks nothing here.
+    let work = temp_dir("live-pi-id");
+    let elsewhere = temp_dir("live-pi-id-cwd");
+    // An id of its own: the other tests' sessions share the fixture's.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let id = format!(
+        "{:08x}-1d1d-4e57-8000-000000000000",
+        nanos as u32 | 0x1000_0000
+    );
+    let f = live_session(&work, &work, Some(&id));
+    let fake = |arg: &str| fake_pi(&elsewhere, &format!("--session {arg}"));
+    let before = std::fs::read(&f).unwrap();
+    let mut pi = fake(&id[..8]);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let r = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
+    let _ = pi.kill();
+    let _ = pi.wait();
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("names this session"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // A prefix of another session's id: this one is written.
+    let mut other = fake("0000abcd");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let free = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
+    let _ = other.kill();
+    let _ = other.wait();
+    assert_eq!(free.code, 0, "{}", free.stderr);
+    let after = std::fs::read(&f).unwrap();
+    assert!(after.len() > before.len() && after.starts_with(&before));
+}
+
+/// `long-session` as `dir/s.jsonl`, its header's `cwd` (and `id`, when given) set, aged past
+/// any recent-write rule.
+fn live_session(dir: &Path, cwd: &Path, id: Option<&str>) -> PathBuf {
+    let src =
+        std::fs::read_to_string(root().join("sessions-fixtures/pi/long-session.jsonl")).unwrap();
+    let mut lines = src.lines();
+    let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    header["cwd"] = json!(cwd.to_str().unwrap());
+    if let Some(id) = id {
+        header["id"] = json!(id);
+    }
+    let f = dir.join("s.jsonl");
+    let body: Vec<&str> = lines.collect();
+    std::fs::write(&f, format!("{header}\n{}\n", body.join("\n"))).unwrap();
+    age(&f);
+    f
+}
+
+/// A process that looks like the pi CLI (`argv[0]` is `pi`) with arguments `args`, working in
+/// `cwd`, sleeping until killed.
+fn fake_pi(cwd: &Path, args: &str) -> std::process::Child {
+    std::process::Command::new("bash")
+        .args(["-c", &format!("exec -a pi bash -c 'sleep 30; :' x {args}")])
+        .current_dir(cwd)
+        .spawn()
+        .expect("spawn bash")
 }
 
 /// Active wall items of a session.
