@@ -19,7 +19,9 @@ use crate::tree::Tree;
 pub const RECENT_SECS: u64 = 5;
 
 /// Refuse when pi may be running on this session: a pi process works in the session's
-/// directory or names the session on its command line. There is no time rule where processes
+/// directory or names the session on its command line. pi since 0.50 sets its process title
+/// over its arguments (its command line reads `pi`), so for a real pi it is the directory that
+/// counts; a pi started with `--session` on a file of another directory leaves no trace. There is no time rule where processes
 /// can be listed: once pi has exited, `pi -p … && pi-shake shake -c` appends at once. Where they
 /// cannot, a modification less than [`RECENT_SECS`] old is refused instead, unless
 /// the file ends in pi-shake's own entries.

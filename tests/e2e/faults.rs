@@ -281,7 +281,8 @@ fn a_running_pi_in_the_sessions_directory_is_detected() {
 #[test]
 fn a_pi_naming_the_session_from_another_directory_is_detected() {
     // `pi --session s.jsonl` started in the session file's directory, while the header's cwd is
-    // elsewhere: the relative argument names this file.
+    // elsewhere: the relative argument names this file. (A pi that keeps its command line: pi
+    // 0.30, a wrapper. pi since 0.50 overwrites it with its title, see the real-pi test.)
     let work = temp_dir("live-pi-arg");
     let elsewhere = temp_dir("live-pi-cwd");
     let f = live_session(&work, &elsewhere, None);
@@ -305,8 +306,9 @@ fn a_pi_naming_the_session_from_another_directory_is_detected() {
 
 #[test]
 fn a_pi_naming_the_session_by_an_id_prefix_is_detected() {
-    // `pi --session 1a2b3c4d` (pi's own id-prefix lookup) started anywhere: the argument is a
-    // prefix of the header's id. A prefix of another session's id blocks nothing here.
+    // `pi --session 1a2b3c4d` (pi's own id-prefix lookup) started anywhere, by a pi that keeps
+    // its command line: the argument is a prefix of the header's id. A prefix of another
+    // session's id blocks nothing here.
     let work = temp_dir("live-pi-id");
     let elsewhere = temp_dir("live-pi-id-cwd");
     // An id of its own: the other tests' sessions share the fixture's.
@@ -338,6 +340,61 @@ fn a_pi_naming_the_session_by_an_id_prefix_is_detected() {
     assert_eq!(free.code, 0, "{}", free.stderr);
     let after = std::fs::read(&f).unwrap();
     assert!(after.len() > before.len() && after.starts_with(&before));
+}
+
+#[test]
+fn the_real_pi_cli_running_on_the_session_is_detected() {
+    // pi 1.6 itself, idle in RPC mode on the session, in the session's directory. From 0.50 on
+    // pi replaces its command line with its title (`pi`): its working directory is what finds
+    // it, and a pi started with `--session` on a file of another directory cannot be seen.
+    if !need_pi_cli("the live-pi check against the real pi CLI") {
+        return;
+    }
+    let work = temp_dir("live-real-pi");
+    let f = live_session(&work, &work, None);
+    let agent = temp_dir("live-real-pi-agent");
+    let mut pi = std::process::Command::new(node22())
+        .arg(gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"))
+        .args(["--mode", "rpc", "--session"])
+        .arg(&f)
+        .current_dir(&work)
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the pi CLI");
+    // Up once its title is set.
+    let cmdline = std::path::PathBuf::from(format!("/proc/{}/cmdline", pi.id()));
+    let mut titled = false;
+    for _ in 0..100 {
+        if std::fs::read(&cmdline).is_ok_and(|c| c.starts_with(b"pi\0")) {
+            titled = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    age(&f);
+    let before = std::fs::read(&f).unwrap();
+    let r = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
+    let args: Vec<Vec<u8>> = std::fs::read(&cmdline)
+        .unwrap_or_default()
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    let _ = pi.kill();
+    let _ = pi.wait();
+    assert!(titled, "pi 1.6 sets its process title");
+    assert_eq!(
+        args,
+        [b"pi".to_vec()],
+        "pi's arguments are gone from its command line"
+    );
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("a pi process"), "{}", r.stderr);
+    assert!(r.stderr.contains("is running in"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&f).unwrap(), before);
 }
 
 /// `long-session` as `dir/s.jsonl`, its header's `cwd` (and `id`, when given) set, aged past
