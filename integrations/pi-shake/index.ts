@@ -33,7 +33,7 @@
 
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { execFile } from "node:child_process";
-import { accessSync, closeSync, constants, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 
@@ -103,6 +103,56 @@ function readJson(path: string): Record<string, any> {
 function agentDir(): string {
 	const d = process.env.PI_CODING_AGENT_DIR;
 	return d ? d : join(homedir(), ".pi", "agent");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The open-session record: `<agentDir>/pi-shake/open/<pid>` holds the session file this pi has
+// open. pi since 0.50 writes its title over its command line, so a pi working on a session of
+// another directory leaves no other trace; the binary's live-pi check reads these records (a
+// record whose pid is no running pi is ignored) and refuses to append behind this pi's back.
+// ---------------------------------------------------------------------------------------------
+
+function openRecord(): string {
+	return join(agentDir(), "pi-shake", "open", String(process.pid));
+}
+
+function recordOpen(ctx: ExtensionContext): void {
+	const file = ctx.sessionManager.getSessionFile();
+	const rec = openRecord();
+	try {
+		if (!file) {
+			rmSync(rec, { force: true });
+			return;
+		}
+		mkdirSync(dirname(rec), { recursive: true });
+		writeFileSync(rec, `${resolve(file)}\n`);
+		// Records a killed pi left (no `session_shutdown`) go too: their pid runs no more.
+		for (const name of readdirSync(dirname(rec))) {
+			const pid = Number(name);
+			if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+			rmSync(join(dirname(rec), name), { force: true });
+		}
+	} catch {
+		// Best effort: without the record the binary still finds a pi in the session's directory.
+	}
+}
+
+function alive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (e: any) {
+		// EPERM: it runs, as another user.
+		return e?.code === "EPERM";
+	}
+}
+
+function forgetOpen(): void {
+	try {
+		rmSync(openRecord(), { force: true });
+	} catch {
+		// Best effort.
+	}
 }
 
 /** pi's merged settings (`pi.getSettings()`); the `shake` key from the files (project over global,
@@ -764,8 +814,10 @@ export default function (pi: ExtensionAPI) {
 
 	// A resumed, reloaded or switched-to session (also after `/shake`, which reopens the file).
 	pi.on("session_start", async (_event, ctx) => {
+		recordOpen(ctx);
 		if (recall) syncRecallTool(pi, ctx);
 	});
+	pi.on("session_shutdown", async () => forgetOpen());
 	// `/tree` moves to a branch that may or may not hold a pi-shake compaction.
 	pi.on("session_tree", async (_event, ctx) => {
 		if (recall) syncRecallTool(pi, ctx);

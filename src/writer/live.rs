@@ -4,7 +4,7 @@
 //! Linux, macOS and Windows alike, through `sysinfo`); where processes cannot be listed, a very
 //! recent modification is refused instead.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
@@ -28,10 +28,13 @@ pub const RECENT_SECS: u64 = 5;
 pub(super) fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
     match pi_processes() {
         Some(procs) => {
-            if let Some(p) = procs.iter().find(|p| p.runs_on(s)) {
-                let why = match (&p.cwd, s.header.cwd.as_deref()) {
-                    (Some(c), Some(h)) if c == Path::new(h) => format!("is running in {h}"),
-                    _ => "names this session on its command line".to_string(),
+            if let Some((p, on)) = procs.iter().find_map(|p| p.runs_on(s).map(|on| (p, on))) {
+                let why = match on {
+                    On::Cwd(h) => format!("is running in {h}"),
+                    On::Record => {
+                        "has this session open (the pi-shake extension's record)".to_string()
+                    }
+                    On::Arg => "names this session on its command line".to_string(),
                 };
                 return Err(Fault::new(
                     FaultKind::Unsafe,
@@ -107,25 +110,44 @@ fn recent_write_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result
 #[derive(Debug)]
 struct PiProcess {
     pid: u32,
-    cwd: Option<std::path::PathBuf>,
+    cwd: Option<PathBuf>,
     /// Command-line arguments after the program (and after the script, for `node pi`).
     args: Vec<String>,
+    /// The session file the pi-shake extension inside it records as open ([`open_records`]).
+    open: Option<PathBuf>,
+}
+
+/// Why a pi process is taken to be working on a session.
+enum On<'a> {
+    /// It runs in the session's directory (the header's `cwd`).
+    Cwd(&'a str),
+    /// The pi-shake extension inside it records the session as open.
+    Record,
+    /// An argument names the session file or a prefix of its id.
+    Arg,
 }
 
 impl PiProcess {
-    /// Whether this pi may be working on `s`: it runs in the session's directory, an argument
-    /// names the session file (resolved against the process's directory), or an argument is a
-    /// prefix of the header id (`--session ID|PREFIX`).
-    fn runs_on(&self, s: &Session) -> bool {
+    /// Whether this pi may be working on `s`, and why: it runs in the session's directory, the
+    /// extension inside it records the session as open, an argument names the session file
+    /// (resolved against the process's directory), or an argument is a prefix of the header id
+    /// (`--session ID|PREFIX`).
+    fn runs_on<'s>(&self, s: &'s Session) -> Option<On<'s>> {
         if let (Some(c), Some(h)) = (&self.cwd, s.header.cwd.as_deref())
             && c == Path::new(h)
         {
-            return true;
+            return Some(On::Cwd(h));
+        }
+        let me = std::fs::canonicalize(&s.path).ok();
+        if me.is_some()
+            && let Some(o) = &self.open
+            && std::fs::canonicalize(o).ok() == me
+        {
+            return Some(On::Record);
         }
         let id = s.header.id.as_str();
-        let me = std::fs::canonicalize(&s.path).ok();
         let name = s.path.file_name();
-        self.args.iter().any(|a| {
+        let named = self.args.iter().any(|a| {
             if a.len() >= 4 && !id.is_empty() && id.starts_with(a.as_str()) {
                 return true;
             }
@@ -138,8 +160,28 @@ impl PiProcess {
                 _ => p.to_path_buf(),
             };
             me.is_some() && std::fs::canonicalize(p).ok() == me
-        })
+        });
+        named.then_some(On::Arg)
     }
+}
+
+/// The sessions the pi-shake extension records as open, by pi process id:
+/// `<agent dir>/pi-shake/open/<pid>` holds the session file's path. A record whose pid is no
+/// running pi (a pi that was killed) is never looked up.
+fn open_records() -> std::collections::HashMap<u32, PathBuf> {
+    let dir = crate::settings::agent_dir().join("pi-shake").join("open");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Default::default();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_str()?.parse::<u32>().ok()?;
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            let path = text.trim_end_matches(['\n', '\r']);
+            (!path.is_empty()).then(|| (pid, PathBuf::from(path)))
+        })
+        .collect()
 }
 
 /// Every running pi process of any user the system lets us see (Linux, macOS, Windows, the
@@ -161,6 +203,7 @@ fn pi_processes() -> Option<Vec<PiProcess>> {
         return None;
     }
     let me = std::process::id();
+    let mut records = open_records();
     let mut out = Vec::new();
     for (pid, p) in sys.processes() {
         if pid.as_u32() == me {
@@ -179,6 +222,7 @@ fn pi_processes() -> Option<Vec<PiProcess>> {
             pid: pid.as_u32(),
             cwd: p.cwd().map(Path::to_path_buf),
             args: cmd.into_iter().skip(skip).collect(),
+            open: records.remove(&pid.as_u32()),
         });
     }
     Some(out)

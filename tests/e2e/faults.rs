@@ -353,27 +353,10 @@ fn the_real_pi_cli_running_on_the_session_is_detected() {
     let work = temp_dir("live-real-pi");
     let f = live_session(&work, &work, None);
     let agent = temp_dir("live-real-pi-agent");
-    let mut pi = std::process::Command::new(node22())
-        .arg(gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"))
-        .args(["--mode", "rpc", "--session"])
-        .arg(&f)
-        .current_dir(&work)
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn the pi CLI");
+    let mut pi = real_pi(&f, &work, &agent, false);
     // Up once its title is set.
     let cmdline = std::path::PathBuf::from(format!("/proc/{}/cmdline", pi.id()));
-    let mut titled = false;
-    for _ in 0..100 {
-        if std::fs::read(&cmdline).is_ok_and(|c| c.starts_with(b"pi\0")) {
-            titled = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let titled = wait_for(|| std::fs::read(&cmdline).is_ok_and(|c| c.starts_with(b"pi\0")));
     age(&f);
     let before = std::fs::read(&f).unwrap();
     let r = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
@@ -395,6 +378,94 @@ fn the_real_pi_cli_running_on_the_session_is_detected() {
     assert!(r.stderr.contains("a pi process"), "{}", r.stderr);
     assert!(r.stderr.contains("is running in"), "{}", r.stderr);
     assert_eq!(std::fs::read(&f).unwrap(), before);
+}
+
+#[test]
+fn a_real_pi_with_the_extension_on_a_session_of_another_directory_is_detected() {
+    // pi 1.6 started with `--session` on a file whose directory is not its own: nothing on its
+    // command line or in its directory shows it, but the pi-shake extension inside it records
+    // the session as open. Once that pi is killed, its stale record blocks nothing.
+    if !need_pi_cli("the live-pi check against the real pi CLI with the extension") {
+        return;
+    }
+    let work = temp_dir("live-ext-pi");
+    let elsewhere = temp_dir("live-ext-pi-cwd");
+    let agent = temp_dir("live-ext-pi-agent");
+    let f = live_session(&work, &work, None);
+    let mut pi = real_pi(&f, &elsewhere, &agent, true);
+    let record = agent.join("pi-shake/open").join(pi.id().to_string());
+    let mut recorded = None;
+    wait_for(|| {
+        recorded = std::fs::read_to_string(&record).ok();
+        recorded.is_some()
+    });
+    age(&f);
+    let before = std::fs::read(&f).unwrap();
+    let agent_env = [("PI_CODING_AGENT_DIR", agent.to_str().unwrap())];
+    let r = pi_shake_env(
+        &["shake", "--scope", "all", f.to_str().unwrap()],
+        &agent_env,
+    );
+    let _ = pi.kill();
+    let _ = pi.wait();
+    let recorded = recorded.expect("the extension records the open session");
+    assert_eq!(
+        std::fs::canonicalize(recorded.trim_end()).unwrap(),
+        std::fs::canonicalize(&f).unwrap()
+    );
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    assert!(r.stderr.contains("has this session open"), "{}", r.stderr);
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+    // Killed: no `session_shutdown`, so the record stays, and names no running pi.
+    assert!(record.exists());
+    let after_kill = pi_shake_env(
+        &["shake", "--scope", "all", f.to_str().unwrap()],
+        &agent_env,
+    );
+    assert_eq!(after_kill.code, 0, "{}", after_kill.stderr);
+    let after = std::fs::read(&f).unwrap();
+    assert!(after.len() > before.len() && after.starts_with(&before));
+    // The next pi with the extension clears the dead pi's record as it writes its own.
+    let mut next = real_pi(&f, &elsewhere, &agent, true);
+    let own = agent.join("pi-shake/open").join(next.id().to_string());
+    let written = wait_for(|| own.exists());
+    let _ = next.kill();
+    let _ = next.wait();
+    assert!(written, "the second pi records its session");
+    assert!(!record.exists(), "the killed pi's record is cleared");
+}
+
+/// The real pi 1.6 CLI idle in RPC mode on `session`, working in `cwd` with agent directory
+/// `agent` (and the pi-shake extension loaded, when `extension`).
+fn real_pi(session: &Path, cwd: &Path, agent: &Path, extension: bool) -> std::process::Child {
+    let mut cmd = std::process::Command::new(node22());
+    cmd.arg(gen_dir().join("node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"))
+        .args(["--mode", "rpc"]);
+    if extension {
+        cmd.arg("-e")
+            .arg(root().join("integrations/pi-shake/index.ts"));
+    }
+    cmd.arg("--session")
+        .arg(session)
+        .current_dir(cwd)
+        .env("PI_CODING_AGENT_DIR", agent)
+        .env("PATH", "/nonexistent-pi-shake-test-path")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the pi CLI")
+}
+
+/// Whether `done` holds within 15 s (polled every 100 ms).
+fn wait_for(mut done: impl FnMut() -> bool) -> bool {
+    for _ in 0..150 {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
 }
 
 /// `long-session` as `dir/s.jsonl`, its header's `cwd` (and `id`, when given) set, aged past
