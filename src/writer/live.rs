@@ -19,16 +19,21 @@ use crate::tree::Tree;
 pub const RECENT_SECS: u64 = 5;
 
 /// Refuse when pi may be running on this session: a pi process works in the session's
-/// directory or names the session on its command line. pi since 0.50 sets its process title
-/// over its arguments (its command line reads `pi`), so for a real pi it is the directory that
-/// counts; a pi started with `--session` on a file of another directory leaves no trace. There is no time rule where processes
-/// can be listed: once pi has exited, `pi -p … && pi-shake shake -c` appends at once. Where they
-/// cannot, a modification less than [`RECENT_SECS`] old is refused instead, unless
-/// the file ends in pi-shake's own entries.
+/// directory, the pi-shake extension inside it records the session as open, or it names the
+/// session on its command line. pi since 0.50 sets its process title over its arguments (its
+/// command line reads `pi`), so for a real pi it is the directory or the extension's record
+/// that counts. There is no time rule where processes can be listed: once pi has exited,
+/// `pi -p … && pi-shake shake -c` appends at once. Where they cannot, a modification less than
+/// [`RECENT_SECS`] old is refused instead, unless the file ends in pi-shake's own entries.
 pub(super) fn live_pi_check(s: &Session, t: &Tree, meta: &std::fs::Metadata) -> Result<()> {
     match pi_processes() {
         Some(procs) => {
-            if let Some((p, on)) = procs.iter().find_map(|p| p.runs_on(s).map(|on| (p, on))) {
+            // The session file as the records and arguments name it, resolved once.
+            let me = std::fs::canonicalize(&s.path).ok();
+            if let Some((p, on)) = procs
+                .iter()
+                .find_map(|p| p.runs_on(s, me.as_deref()).map(|on| (p, on)))
+            {
                 let why = match on {
                     On::Cwd(h) => format!("is running in {h}"),
                     On::Record => {
@@ -131,17 +136,16 @@ impl PiProcess {
     /// Whether this pi may be working on `s`, and why: it runs in the session's directory, the
     /// extension inside it records the session as open, an argument names the session file
     /// (resolved against the process's directory), or an argument is a prefix of the header id
-    /// (`--session ID|PREFIX`).
-    fn runs_on<'s>(&self, s: &'s Session) -> Option<On<'s>> {
+    /// (`--session ID|PREFIX`). `me` is the session file's canonical path.
+    fn runs_on<'s>(&self, s: &'s Session, me: Option<&Path>) -> Option<On<'s>> {
         if let (Some(c), Some(h)) = (&self.cwd, s.header.cwd.as_deref())
             && c == Path::new(h)
         {
             return Some(On::Cwd(h));
         }
-        let me = std::fs::canonicalize(&s.path).ok();
         if me.is_some()
             && let Some(o) = &self.open
-            && std::fs::canonicalize(o).ok() == me
+            && std::fs::canonicalize(o).ok().as_deref() == me
         {
             return Some(On::Record);
         }
@@ -159,7 +163,7 @@ impl PiProcess {
                 Some(c) if p.is_relative() => c.join(p),
                 _ => p.to_path_buf(),
             };
-            me.is_some() && std::fs::canonicalize(p).ok() == me
+            me.is_some() && std::fs::canonicalize(p).ok().as_deref() == me
         });
         named.then_some(On::Arg)
     }
