@@ -346,7 +346,8 @@ fn a_pi_naming_the_session_by_an_id_prefix_is_detected() {
 fn the_real_pi_cli_running_on_the_session_is_detected() {
     // pi 1.6 itself, idle in RPC mode on the session, in the session's directory. From 0.50 on
     // pi replaces its command line with its title (`pi`): its working directory is what finds
-    // it, and a pi started with `--session` on a file of another directory cannot be seen.
+    // it (a pi on a file of another directory is found only through the extension's record,
+    // the next test).
     if !need_pi_cli("the live-pi check against the real pi CLI") {
         return;
     }
