@@ -21,7 +21,8 @@
 //
 // Settings (pi's settings.json, `shake` key; the binary reads `shake.profile`, `shake.tail`,
 // `shake.blockMin` and the `compaction` keys itself):
-//   shake.binary            path to pi-shake (else $PI_SHAKE_BIN, else `pi-shake` on PATH)
+//   shake.binary            path to pi-shake (else $PI_SHAKE_BIN, else `pi-shake` on PATH, else in
+//                           $CARGO_HOME/bin or ~/.cargo/bin, where `cargo install` puts it)
 //   shake.compaction        false: leave compaction to pi (default true)
 //   shake.scorer            offline (default) | jev | chat, plus shake.jevUrl, shake.jevModel,
 //                           shake.chatUrl, shake.chatModel, shake.onScorerError, shake.threshold
@@ -226,7 +227,15 @@ function isExecutable(p: string): boolean {
 	}
 }
 
-/** `$PI_SHAKE_BIN`, else `shake.binary`, else `pi-shake` on PATH; `undefined` when not found. */
+/** Where `cargo install` puts binaries: `$CARGO_HOME/bin`, else `~/.cargo/bin`. pi started from a
+ *  desktop launcher or a shell whose profile does not add it has it off PATH. */
+function cargoBin(): string {
+	const home = str(process.env.CARGO_HOME);
+	return home ? join(home, "bin") : join(homedir(), ".cargo", "bin");
+}
+
+/** `$PI_SHAKE_BIN`, else `shake.binary`, else `pi-shake` on PATH, else in cargo's bin directory
+ *  (`pi-shake.exe` first on Windows); `undefined` when not found. */
 function locate(cfg: Config, cwd: string): { path?: string; looked: string } {
 	const explicit = str(process.env.PI_SHAKE_BIN) ?? cfg.binary;
 	if (explicit) {
@@ -234,12 +243,17 @@ function locate(cfg: Config, cwd: string): { path?: string; looked: string } {
 		const from = str(process.env.PI_SHAKE_BIN) ? "PI_SHAKE_BIN" : "shake.binary in settings.json";
 		return { path: isExecutable(p) ? p : undefined, looked: `${p} (${from})` };
 	}
-	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+	const names = process.platform === "win32" ? ["pi-shake.exe", "pi-shake"] : ["pi-shake"];
+	const cargo = cargoBin();
+	const looked = `pi-shake on PATH and in ${cargo}`;
+	for (const dir of [...(process.env.PATH ?? "").split(delimiter), cargo]) {
 		if (!dir) continue;
-		const p = join(dir, "pi-shake");
-		if (isExecutable(p)) return { path: p, looked: "pi-shake on PATH" };
+		for (const name of names) {
+			const p = join(dir, name);
+			if (isExecutable(p)) return { path: p, looked };
+		}
 	}
-	return { looked: "pi-shake on PATH" };
+	return { looked };
 }
 
 function run(bin: string, args: string[], opts: { cwd?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> {

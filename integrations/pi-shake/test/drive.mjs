@@ -14,7 +14,7 @@
 //   shake     `/shake` (scope popup answered "elide"), a turn, `/shake dry-run thinking`,
 //             `/shake status`, `/shake undo`, a turn. The binary is found on PATH.
 //   auto      `shake.auto` on at 8% of the window: after the second prompt the extension folds
-//             by itself; then a turn.
+//             by itself; then a turn. The binary is found in ~/.cargo/bin (not on PATH).
 //   tree      `/tree` back to the first answer (pi's navigateTree, which moves pi's leaf without
 //             writing): `/shake` refuses (an append would land on the abandoned branch) and a
 //             manual compaction hands the binary pi's branch (header + branchEntries) instead
@@ -264,7 +264,10 @@ async function main() {
 			settings = { shake: { profile: "aggressive" } };
 		} else if (SCENARIO === "auto") {
 			settings = { shake: { profile: "aggressive", auto: { enabled: true, threshold: 0.08 } } };
-			env.PI_SHAKE_BIN = BIN;
+			// Found where `cargo install` puts it, ~/.cargo/bin, which is not on this pi's PATH.
+			const cargoBin = join(home, ".cargo", "bin");
+			mkdirSync(cargoBin, { recursive: true });
+			writeFileSync(join(cargoBin, "pi-shake"), `#!/bin/sh\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
 		} else if (SCENARIO === "overflow") {
 			// No threshold compaction (pi's default reserve on a 128,000 window): only the
 			// provider's overflow error makes pi compact.

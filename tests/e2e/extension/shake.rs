@@ -93,6 +93,7 @@ fn shake_in_a_running_pi_reaches_the_next_request_and_undo_restores_it() {
     assert_eq!(logs.len(), 2, "one log per writing run");
 }
 
+/// The binary is found in `~/.cargo/bin`, off pi's PATH (where `cargo install` puts it).
 #[test]
 fn auto_shake_folds_after_a_run_past_the_configured_fraction() {
     if !pi_cli() {
