@@ -64,17 +64,15 @@ fn parsed(batch: &Batch) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn a_fold_is_one_log_then_the_overlays_it_names() {
-    let path = session_file("fold");
-    let l = Loaded::open(&path).unwrap();
-    let params = [FoldParams {
+/// The plan of an elide shake of `l` with the default profile's tail and block minimum.
+fn elide_plan(l: &Loaded) -> fold::FoldPlan {
+    let params = FoldParams {
         scopes: vec![Scope::Elide],
         tail: 100,
         block_min: 400,
-    }];
+    };
     let mut fetch = l.fetcher();
-    let plan = fold::plan_many(
+    fold::plan(
         &l.session,
         &l.tree,
         &l.projection,
@@ -83,7 +81,13 @@ fn a_fold_is_one_log_then_the_overlays_it_names() {
         &mut fetch,
     )
     .unwrap()
-    .remove(0);
+}
+
+#[test]
+fn a_fold_is_one_log_then_the_overlays_it_names() {
+    let path = session_file("fold");
+    let l = Loaded::open(&path).unwrap();
+    let plan = elide_plan(&l);
     assert_eq!(plan.folds.len(), 1);
     let batch = fold_entries(&l, &plan, &settings(), &[Scope::Elide]).unwrap();
     let v = parsed(&batch);
@@ -103,22 +107,7 @@ fn a_fold_is_one_log_then_the_overlays_it_names() {
 fn an_undo_is_one_log_then_overlays_carrying_the_original_bytes() {
     let path = session_file("undo");
     let l = Loaded::open(&path).unwrap();
-    let params = [FoldParams {
-        scopes: vec![Scope::Elide],
-        tail: 100,
-        block_min: 400,
-    }];
-    let mut fetch = l.fetcher();
-    let plan = fold::plan_many(
-        &l.session,
-        &l.tree,
-        &l.projection,
-        &l.wall,
-        &params,
-        &mut fetch,
-    )
-    .unwrap()
-    .remove(0);
+    let plan = elide_plan(&l);
     let batch = fold_entries(&l, &plan, &settings(), &[Scope::Elide]).unwrap();
     let opts = crate::writer::WriteOptions { force: false };
     crate::writer::commit(&l.session, &l.tree, &l.projection, &batch, &opts).unwrap();
