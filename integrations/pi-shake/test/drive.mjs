@@ -225,6 +225,12 @@ function scriptReads(mock) {
 	);
 }
 
+/** A `pi-shake` in `dir` that runs the binary under test (a script: no copy, no symlink). */
+function wrapper(dir) {
+	mkdirSync(dir, { recursive: true });
+	writeFileSync(join(dir, "pi-shake"), `#!/bin/sh\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
+}
+
 async function main() {
 	if (!SCENARIO || !BIN || !WORK) throw new Error("usage: drive.mjs --scenario compact|fallback|shake --bin PATH --work DIR");
 	if (!existsSync(CLI)) throw new Error(`pi CLI not found at ${CLI}; run npm ci in tests/interop/gen`);
@@ -259,15 +265,15 @@ async function main() {
 			mock.scriptSummary("MOCK-PI-SUMMARY: pi's own summary of the reads.", "MOCK-PI-SUMMARY-2: pi's own summary again.");
 		} else if (SCENARIO === "shake") {
 			// Found on PATH (a symlink-free copy location is not needed: a wrapper script).
-			writeFileSync(join(binDir, "pi-shake"), `#!/bin/sh\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
+			wrapper(binDir);
 			env.PATH = `${binDir}:${env.PATH}`;
 			settings = { shake: { profile: "aggressive" } };
 		} else if (SCENARIO === "auto") {
 			settings = { shake: { profile: "aggressive", auto: { enabled: true, threshold: 0.08 } } };
-			// Found where `cargo install` puts it, ~/.cargo/bin, which is not on this pi's PATH.
-			const cargoBin = join(home, ".cargo", "bin");
-			mkdirSync(cargoBin, { recursive: true });
-			writeFileSync(join(cargoBin, "pi-shake"), `#!/bin/sh\nexec "${BIN}" "$@"\n`, { mode: 0o755 });
+			// Found where `cargo install` puts it, ~/.cargo/bin; no directory of this pi's PATH
+			// holds a pi-shake.
+			wrapper(join(home, ".cargo", "bin"));
+			env.PATH = env.PATH.split(":").filter((d) => d && !existsSync(join(d, "pi-shake"))).join(":");
 		} else if (SCENARIO === "overflow") {
 			// No threshold compaction (pi's default reserve on a 128,000 window): only the
 			// provider's overflow error makes pi compact.
