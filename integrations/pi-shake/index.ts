@@ -119,19 +119,17 @@ function openRecord(): string {
 
 function recordOpen(ctx: ExtensionContext): void {
 	const file = ctx.sessionManager.getSessionFile();
+	if (!file) return forgetOpen();
 	const rec = openRecord();
+	const dir = dirname(rec);
 	try {
-		if (!file) {
-			rmSync(rec, { force: true });
-			return;
-		}
-		mkdirSync(dirname(rec), { recursive: true });
+		mkdirSync(dir, { recursive: true });
 		writeFileSync(rec, `${resolve(file)}\n`);
 		// Records a killed pi left (no `session_shutdown`) go too: their pid runs no more.
-		for (const name of readdirSync(dirname(rec))) {
+		for (const name of readdirSync(dir)) {
 			const pid = Number(name);
 			if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
-			rmSync(join(dirname(rec), name), { force: true });
+			rmSync(join(dir, name), { force: true });
 		}
 	} catch {
 		// Best effort: without the record the binary still finds a pi in the session's directory.

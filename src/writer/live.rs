@@ -143,10 +143,9 @@ impl PiProcess {
         {
             return Some(On::Cwd(h));
         }
-        if me.is_some()
-            && let Some(o) = &self.open
-            && std::fs::canonicalize(o).ok().as_deref() == me
-        {
+        // A path that resolves to the session file.
+        let is_me = |p: &Path| me.is_some() && std::fs::canonicalize(p).ok().as_deref() == me;
+        if self.open.as_deref().is_some_and(is_me) {
             return Some(On::Record);
         }
         let id = s.header.id.as_str();
@@ -159,11 +158,10 @@ impl PiProcess {
             if name.is_none() || p.file_name() != name {
                 return false;
             }
-            let p = match &self.cwd {
-                Some(c) if p.is_relative() => c.join(p),
-                _ => p.to_path_buf(),
-            };
-            me.is_some() && std::fs::canonicalize(p).ok().as_deref() == me
+            match &self.cwd {
+                Some(c) if p.is_relative() => is_me(&c.join(p)),
+                _ => is_me(p),
+            }
         });
         named.then_some(On::Arg)
     }
