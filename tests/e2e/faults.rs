@@ -228,8 +228,7 @@ fn killed_mid_run_leaves_a_loadable_prefix() {
             .spawn()
             .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(i * 3));
-        let _ = child.kill();
-        let _ = child.wait();
+        stop(&mut child);
         let after = std::fs::read(&f).unwrap();
         assert!(
             after.starts_with(&before),
@@ -250,8 +249,7 @@ fn a_running_pi_in_the_sessions_directory_is_detected() {
     let before = std::fs::read(&f).unwrap();
     let r = pi_shake(&["shake", f.to_str().unwrap()]);
     let forced = pi_shake(&["shake", "--force", f.to_str().unwrap()]);
-    let _ = pi.kill();
-    let _ = pi.wait();
+    stop(&mut pi);
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(r.stderr.contains("a pi process"), "{}", r.stderr);
     // The way that works while pi runs: the extension inside that pi.
@@ -279,8 +277,7 @@ fn a_pi_naming_the_session_from_another_directory_is_detected() {
     let r = pi_shake(&["shake", f.to_str().unwrap()]);
     let other = copy_fixture(&root().join("sessions-fixtures/pi/long-session.jsonl"));
     let unrelated = pi_shake(&["shake", other.to_str().unwrap()]);
-    let _ = pi.kill();
-    let _ = pi.wait();
+    stop(&mut pi);
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(r.stderr.contains("names this session"), "{}", r.stderr);
     assert_eq!(std::fs::read(&f).unwrap(), before);
@@ -313,8 +310,7 @@ fn a_pi_naming_the_session_by_an_id_prefix_is_detected() {
     let mut pi = fake(&id[..8]);
     std::thread::sleep(std::time::Duration::from_millis(200));
     let r = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
-    let _ = pi.kill();
-    let _ = pi.wait();
+    stop(&mut pi);
     assert_eq!(r.code, 4, "{}", r.stderr);
     assert!(r.stderr.contains("names this session"), "{}", r.stderr);
     assert_eq!(std::fs::read(&f).unwrap(), before);
@@ -322,8 +318,7 @@ fn a_pi_naming_the_session_by_an_id_prefix_is_detected() {
     let mut other = fake("0000abcd");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let free = pi_shake(&["shake", "--scope", "all", f.to_str().unwrap()]);
-    let _ = other.kill();
-    let _ = other.wait();
+    stop(&mut other);
     assert_eq!(free.code, 0, "{}", free.stderr);
     let after = std::fs::read(&f).unwrap();
     assert!(after.len() > before.len() && after.starts_with(&before));
@@ -354,8 +349,7 @@ fn the_real_pi_cli_running_on_the_session_is_detected() {
         .filter(|a| !a.is_empty())
         .map(<[u8]>::to_vec)
         .collect();
-    let _ = pi.kill();
-    let _ = pi.wait();
+    stop(&mut pi);
     assert!(titled, "pi 1.6 sets its process title");
     assert_eq!(
         args,
@@ -394,8 +388,7 @@ fn a_real_pi_with_the_extension_on_a_session_of_another_directory_is_detected() 
         &["shake", "--scope", "all", f.to_str().unwrap()],
         &agent_env,
     );
-    let _ = pi.kill();
-    let _ = pi.wait();
+    stop(&mut pi);
     let recorded = recorded.expect("the extension records the open session");
     assert_eq!(
         std::fs::canonicalize(recorded.trim_end()).unwrap(),
@@ -417,8 +410,7 @@ fn a_real_pi_with_the_extension_on_a_session_of_another_directory_is_detected() 
     let mut next = real_pi(&f, &elsewhere, &agent, true);
     let own = agent.join("pi-shake/open").join(next.id().to_string());
     let written = wait_for(|| own.exists());
-    let _ = next.kill();
-    let _ = next.wait();
+    stop(&mut next);
     assert!(written, "the second pi records its session");
     assert!(!record.exists(), "the killed pi's record is cleared");
 }
@@ -443,6 +435,12 @@ fn real_pi(session: &Path, cwd: &Path, agent: &Path, extension: bool) -> std::pr
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn the pi CLI")
+}
+
+/// Kill `child` and reap it (it may have exited already).
+fn stop(child: &mut std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Whether `done` holds within 15 s (polled every 100 ms).
