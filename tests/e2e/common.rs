@@ -576,6 +576,21 @@ pub fn assert_projection_matches_pi(path: &Path) -> Option<Value> {
     Some(pi)
 }
 
+/// pi's tokens per context entry in an oracle answer's `projection` (entry id → tokens).
+pub fn tokens_by_entry(pi: &Value) -> std::collections::HashMap<String, u64> {
+    pi["projection"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["entryId"].as_str().unwrap().to_string(),
+                r["tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// `tests/interop/gen`: Node 22 and the real pi 1.6 CLI, with the mock model and drivers.
 pub fn gen_dir() -> PathBuf {
     root().join("tests/interop/gen")

@@ -4,8 +4,6 @@
 //! undo, compact, resumed) are in `resume.rs`; cycles and a duplicated leaf id stay refused
 //! (`hostile.rs`, fixtures 11, 12, 14).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::common::*;
@@ -57,20 +55,7 @@ fn an_orphan_in_context_is_a_warning_and_our_overlays_apply() {
     );
     let after = assert_projection_matches_pi(&f);
     if let (Some(b), Some(a)) = (before, after) {
-        let tokens = |v: &Value| -> HashMap<String, u64> {
-            v["projection"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| {
-                    (
-                        r["entryId"].as_str().unwrap().to_string(),
-                        r["tokens"].as_u64().unwrap(),
-                    )
-                })
-                .collect()
-        };
-        let (tb, ta) = (tokens(&b), tokens(&a));
+        let (tb, ta) = (tokens_by_entry(&b), tokens_by_entry(&a));
         for id in &folds {
             assert!(ta[id] < tb[id], "{id}: pi does not apply our fold");
         }

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::common::{
     age, assert_projection_matches_pi, copy_fixture, gen_dir, need_pi_cli, node22, oracle1,
-    orphaned_session, pi_shake, root, run_json, text_of,
+    orphaned_session, pi_shake, root, run_json, text_of, tokens_by_entry,
 };
 
 const PROMPT: &str = "Continue with the next step.";
@@ -367,20 +367,7 @@ fn orphaned_session_is_shaken_and_pi_sends_our_placeholders() {
     let pi_before = oracle1(&f, &[]);
     let pi_after = assert_projection_matches_pi(&shaken).unwrap();
     // Our overlays apply in pi's projection: every folded entry shrinks, nothing else changes.
-    let rows = |v: &Value| -> HashMap<String, u64> {
-        v["projection"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["entryId"].as_str().unwrap().to_string(),
-                    r["tokens"].as_u64().unwrap(),
-                )
-            })
-            .collect()
-    };
-    let (rb, ra) = (rows(&pi_before), rows(&pi_after));
+    let (rb, ra) = (tokens_by_entry(&pi_before), tokens_by_entry(&pi_after));
     assert_eq!(rb.keys().collect::<HashSet<_>>(), ra.keys().collect());
     for (id, t) in &rb {
         if folded.contains(id) {
