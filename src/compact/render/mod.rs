@@ -422,7 +422,7 @@ fn shell_command(
     let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
     // What the user chose to show the agent: it shrinks with the user's text.
     if o.user_whole > 0 {
-        let body = keep_window(output, o.user_whole, o.user_window);
+        let body = key_lines(output, o.user_whole, o.user_window);
         if output.is_empty() {
             s.push_str("\n\n(no output)");
         } else {
@@ -435,6 +435,84 @@ fn shell_command(
         s.push_str(&format!("\n\nCommand exited with code {c}"));
     }
     s
+}
+
+/// An output the selection does not see (a user-run command's, a result whose call is not in
+/// the region) at the size of a user keep-window: whole up to `whole` chars; otherwise its
+/// lines richest in distinctive strings per char (each string counted once, by its class)
+/// within about `2 × window` chars, in order, every run of cut lines marked `…`. Head and tail
+/// windows ([`keep_window`]) were blind to where a path, an id or a failing test sits in the
+/// output; the issues' own measure (#19) puts a keeper of such lines at three times head+tail's
+/// share of the facts later turns use. With no such line that fits, head and tail as before.
+pub(super) fn key_lines(s: &str, whole: usize, window: usize) -> String {
+    use super::budget::{MIN_CLASS, class_of, distinctive};
+    let len = clen(s);
+    if len <= whole {
+        return s.to_string();
+    }
+    let cap = 2 * window;
+    let lines: Vec<&str> = s.trim_end_matches('\n').split('\n').collect();
+    // (worth, chars, index) of every line holding a distinctive string.
+    let mut cands: Vec<(f32, usize, usize)> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut worth = 0.0;
+        for d in distinctive(l) {
+            let c = class_of(d);
+            if c >= MIN_CLASS && !seen.contains(&d) {
+                seen.push(d);
+                worth += c;
+            }
+        }
+        let n = clen(l);
+        if worth > 0.0 && n < cap {
+            cands.push((worth, n, i));
+        }
+    }
+    let per_char = |c: &(f32, usize, usize)| c.0 / (c.1 + 1) as f32;
+    cands.sort_by(|a, b| {
+        per_char(b)
+            .total_cmp(&per_char(a))
+            .then(a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+    });
+    let mut keep = vec![false; lines.len()];
+    let mut held: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut used = 0usize;
+    for &(_, n, i) in &cands {
+        // The line, its newline and a marker before it.
+        let cost = n + 3;
+        if used + cost > cap {
+            continue;
+        }
+        let strs: Vec<&str> = distinctive(lines[i]).collect();
+        if strs.iter().all(|d| held.contains(d)) {
+            continue;
+        }
+        held.extend(strs);
+        keep[i] = true;
+        used += cost;
+    }
+    if used == 0 {
+        return keep_window(s, whole, window);
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let mut cut = false;
+    for (i, l) in lines.iter().enumerate() {
+        if keep[i] {
+            if cut {
+                out.push("…");
+            }
+            out.push(l);
+            cut = false;
+        } else {
+            cut = true;
+        }
+    }
+    if cut {
+        out.push("…");
+    }
+    out.join("\n")
 }
 
 /// `Files edited or written above (the edits are not shown): …`: the paths of the dropped edit
@@ -600,7 +678,7 @@ pub fn render(
                 let err = if *is_error { " (error)" } else { "" };
                 parts.push(format!(
                     "**Tool result `{tool}`**{err} (its call is not in this history):\n{}",
-                    fenced(&keep_window(&text, o.user_whole, o.user_window), "")
+                    fenced(&key_lines(&text, o.user_whole, o.user_window), "")
                 ));
             }
             Kind::Bash {

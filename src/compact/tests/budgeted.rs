@@ -635,6 +635,78 @@ fn a_users_shell_output_shrinks_with_the_users_text() {
 }
 
 #[test]
+fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
+    // `!cargo test` in pi: 120 lines of progress, the failing test's file and line in the
+    // middle. Head and tail windows of the user's text lost it at every budget; its key line
+    // is what the later turns go back to.
+    let mut out = String::new();
+    for i in 0..60 {
+        out.push_str(&format!("   Compiling crate number {i} of the workspace\n"));
+    }
+    out.push_str("---- tests::login_after_expiry stdout ----\n");
+    out.push_str("panicked at src/auth/session_store.rs:214:9\n");
+    for i in 0..60 {
+        out.push_str(&format!("test case number {i} ... ok\n"));
+    }
+    let lines = after_first_message(
+        "bx000002",
+        json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
+            "message":{"role":"bashExecution","command":"cargo test","output":out,
+                "exitCode":101,"cancelled":false,"truncated":false,"timestamp":1}}),
+    );
+    let (l, dir) = load_lines("bashkey", &lines);
+    for r in [0.30, 0.05] {
+        let plan = budget_plan(&l, ratio(r));
+        let summary = &plan.summary;
+        assert!(
+            summary.contains("### User ran a shell command\n\n`cargo test`"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("src/auth/session_store.rs:214:9"),
+            "at {r}: {summary}"
+        );
+        assert!(
+            !summary.contains("Compiling crate number 30 of"),
+            "at {r}: {summary}"
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn key_lines_keep_distinctive_lines_in_order_and_mark_the_cuts() {
+    use crate::compact::render::key_lines;
+    let plain: String = (0..40)
+        .map(|i| format!("line number {i} of plain text\n"))
+        .collect();
+    // Short enough: whole.
+    assert_eq!(key_lines("a\nb\n", 100, 50), "a\nb\n");
+    // No line holds a distinctive string: head and tail, as for prose.
+    assert_eq!(
+        key_lines(&plain, 100, 50),
+        crate::compact::text::keep_window(&plain, 100, 50)
+    );
+    // Two key lines in the middle, one string repeated on a third: kept once, in order,
+    // every run of cut lines marked.
+    let mut s = plain.clone();
+    s.push_str("see config/deploy_prod.yaml\n");
+    s.push_str(&plain);
+    s.push_str("error in lib/parserCore.ts\n");
+    s.push_str("again config/deploy_prod.yaml\n");
+    s.push_str(&plain);
+    let k = key_lines(&s, 100, 50);
+    assert_eq!(
+        k,
+        "…\nsee config/deploy_prod.yaml\n…\nerror in lib/parserCore.ts\n…"
+    );
+    // The window bounds it: room for one of the two only.
+    let k = key_lines(&s, 20, 15);
+    assert_eq!(k.matches('\n').count(), 2, "{k}");
+    assert!(crate::compact::text::clen(&k) <= 2 * 15 + 4, "{k}");
+}
+
+#[test]
 fn room_the_lines_do_not_need_goes_to_the_prose() {
     // Outputs without a distinctive string (`seq`): at 5% their lines are only filler, so the
     // level is not pushed down to 60-char user messages to make room for them.
