@@ -1494,3 +1494,30 @@ fn an_unresolved_error_cut_to_its_key_lines_keeps_them() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+proptest::proptest! {
+    /// Whatever the text and the window: whole when it fits, else head and tail, or lines of the
+    /// text in their order (`…` between runs) within the window's size.
+    #[test]
+    fn key_lines_are_the_texts_lines_in_order_within_the_window(
+        lines in proptest::collection::vec("[a-z0-9_./ ]{0,60}", 0..80),
+        whole in 0usize..400,
+        window in 1usize..200,
+    ) {
+        use crate::compact::render::key_lines;
+        use crate::compact::text::{clen, keep_window};
+        let s = lines.join("\n");
+        let k = key_lines(&s, whole, window);
+        if clen(&s) <= whole {
+            proptest::prop_assert_eq!(k, s);
+        } else if k != keep_window(&s, whole, window) {
+            let mut input = s.split('\n');
+            let mut used = 0;
+            for l in k.split('\n').filter(|l| *l != "…") {
+                proptest::prop_assert!(input.any(|x| x == l), "{l:?} out of order or not a line");
+                used += clen(l) + 3;
+            }
+            proptest::prop_assert!(used <= 2 * window, "{used} chars for a {window}-char window");
+        }
+    }
+}
