@@ -290,7 +290,8 @@ pub struct RecallArgs {
     #[command(flatten)]
     pub find: SessionArgs,
     /// Print only the lines holding TEXT (ASCII case-insensitive), with their line numbers and the
-    /// id of the call that printed them; without REF, from every tool output of the branch
+    /// id of the call that printed them; without REF, from every tool output of the branch (and
+    /// every `!` command's)
     #[arg(long, value_name = "TEXT", conflicts_with = "offset")]
     pub grep: Option<String>,
     /// First line to print (from 1)

@@ -471,7 +471,9 @@ pub struct Search {
 
 /// Every tool output on the active path holding `text`, oldest first, read as [`recall`] reads
 /// them (a hidden one is skipped), with at most `room` matching lines shown in all; the calls
-/// after the cap are only counted.
+/// after the cap are only counted. The output of a shell command the user ran with `!` counts
+/// as a tool output (its text is `$ command` and the output, as `recall ENTRY` shows it); one
+/// run with `!!`, which pi keeps out of the context, does not.
 pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
     let s = &l.session;
     let m = matcher(text)?;
@@ -485,7 +487,8 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
     let mut out = Search::default();
     let mut left = room;
     for &j in &l.tree.path {
-        if s.entries[j].msg().and_then(|m| m.role) != Some(Role::ToolResult) {
+        let role = s.entries[j].msg().and_then(|m| m.role);
+        if !matches!(role, Some(Role::ToolResult | Role::BashExecution)) {
             continue;
         }
         let overlay = overlays.get(&j).copied();
@@ -494,7 +497,15 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
             continue;
         }
         let v = s.parse_line(j, &raw)?;
-        let call_id = str_of(v.get("message").unwrap_or(&Value::Null), "toolCallId");
+        let msg = v.get("message").unwrap_or(&Value::Null);
+        if role == Some(Role::BashExecution)
+            && msg
+                .get("excludeFromContext")
+                .is_some_and(|x| !crate::jscompat::js_is_falsy(x))
+        {
+            continue;
+        }
+        let call_id = str_of(msg, "toolCallId");
         let mut r = read_message_as(l, j, v, overlay)?;
         if r.hidden || !m.is_match(&r.text) {
             continue;
@@ -506,7 +517,9 @@ pub fn search(l: &Loaded, text: &str, room: usize) -> Result<Search> {
             continue;
         }
         left -= hits.len();
-        r.call = find_call(l, &ids, j, &call_id)?;
+        if role == Some(Role::ToolResult) {
+            r.call = find_call(l, &ids, j, &call_id)?;
+        }
         let total = line_count(&r.text);
         r.text = String::new();
         out.found.push(Found {

@@ -764,7 +764,7 @@ function registerRecall(pi: ExtensionAPI) {
 		name: RECALL_TOOL,
 		label: "Recall",
 		description:
-			"Read back the full output of a tool call that a pi-shake compaction summary cut. The summary's call headers name each call by an id such as t12 or t12_2 (`**bash** `cargo test` (t12; 40 of 900 lines)`). Returns up to 2,000 lines or 50 KB from `offset`; the first line says which lines of how many. With `pattern` (a plain text, case-insensitive) it returns only the lines holding it, with their line numbers, from that call's output or, without an id, from every tool output of the session, each under its call's id (up to 200 lines; calls the summary left out whole are searched too).",
+			"Read back the full output of a tool call that a pi-shake compaction summary cut. The summary's call headers name each call by an id such as t12 or t12_2 (`**bash** `cargo test` (t12; 40 of 900 lines)`). Returns up to 2,000 lines or 50 KB from `offset`; the first line says which lines of how many. With `pattern` (a plain text, case-insensitive) it returns only the lines holding it, with their line numbers, from that call's output or, without an id, from every tool output of the session (and of the shell commands the user ran), each under its call's id (up to 200 lines; calls the summary left out whole are searched too).",
 		promptSnippet: "Read back the full output of a call a pi-shake summary cut, by its id (t12)",
 		promptGuidelines: [
 			"Use shake_recall with a call's id from a pi-shake summary (t12) to see the lines the summary cut, instead of re-running a search, fetch or build whose answer may have changed; re-run a read when the file's current content is what matters.",

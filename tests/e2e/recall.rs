@@ -133,6 +133,54 @@ fn grep_finds_every_output_line_holding_a_text_under_its_calls_id() {
     assert!(none.calls.is_empty() && none.unshown == 0);
 }
 
+#[test]
+fn grep_searches_the_users_shell_commands_but_not_those_kept_out_of_the_context() {
+    // Written by the real pi CLI: `!ls -1 && wc -c big.txt`, `!!head -n 400 big.txt` (kept out
+    // of the context) and `!cat missing-file.txt`, then tool calls.
+    let f = copy_fixture(&fixture("tools-large-output.jsonl"));
+    let p = f.to_str().unwrap();
+    let all = entries(&f);
+    let bash: Vec<&Value> = all
+        .iter()
+        .filter(|e| e["message"]["role"] == "bashExecution")
+        .collect();
+    assert_eq!(bash.len(), 3);
+    assert_eq!(bash[1]["message"]["excludeFromContext"], Value::Bool(true));
+    // A user's command is listed by its entry id; its text is `$ command` and the output, as
+    // `recall ENTRY` prints it.
+    let d = search(&["--grep", "40740", p]);
+    assert_eq!(d.calls.len(), 1, "{d:?}");
+    let c = &d.calls[0];
+    assert_eq!(c.entry_id, bash[0]["id"].as_str().unwrap());
+    assert_eq!(
+        (c.role.as_str(), c.pair_id.as_deref(), c.tool.as_deref()),
+        ("bashExecution", None, None)
+    );
+    let whole = recall(&[c.entry_id.as_str(), p]).text;
+    let lines: Vec<&str> = whole.split('\n').collect();
+    assert_eq!(lines[0], "$ ls -1 && wc -c big.txt");
+    assert_eq!(c.total_lines, lines.len());
+    assert_eq!(c.hits.len(), 1);
+    assert_eq!(c.hits[0].text, lines[c.hits[0].line - 1]);
+    assert!(c.hits[0].text.contains("40740 big.txt"));
+    // The `!!` command's output (the first lines of big.txt) is not searched; the `read` of
+    // big.txt that holds the same line is.
+    let excluded = bash[1]["id"].as_str().unwrap();
+    assert!(
+        bash[1]["message"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("checksum=427799")
+    );
+    let d = search(&["--grep", "checksum=427799", p]);
+    assert!(!d.calls.is_empty());
+    assert!(d.calls.iter().all(|c| c.entry_id != excluded), "{d:?}");
+    assert!(
+        d.calls.iter().all(|c| c.tool.as_deref() == Some("read")),
+        "{d:?}"
+    );
+}
+
 fn recall(args: &[&str]) -> RecallDoc {
     let mut all = vec!["--json", "recall"];
     all.extend_from_slice(args);
