@@ -773,7 +773,7 @@ function registerRecall(pi: ExtensionAPI) {
 		parameters: {
 			type: "object",
 			properties: {
-				id: { type: "string", description: "The call's id from the summary header, e.g. t12 or t12_2" },
+				id: { type: "string", description: "The call's id from the summary header, e.g. t12 or t12_2 (or the entry id a cut shell command shows)" },
 				pattern: { type: "string", description: "Return only lines holding this text (case-insensitive); without an id, search every tool output" },
 				offset: { type: "integer", minimum: 1, description: "First line to return (from 1; not with pattern)" },
 				limit: { type: "integer", minimum: 1, description: "Lines to return at most (default 2,000, or 200 matching lines)" },

@@ -413,6 +413,7 @@ fn dropped_line(run: &[&Pair], o: &RenderOptions) -> Option<String> {
 /// A shell command the user ran (`!cmd`): the command, the output it showed the agent (which
 /// shrinks with the user's text), and how it ended.
 fn shell_command(
+    entry_id: &str,
     command: &str,
     output: &str,
     exit_code: Option<i64>,
@@ -423,6 +424,15 @@ fn shell_command(
     // What the user chose to show the agent: it shrinks with the user's text.
     if o.user_whole > 0 {
         let body = key_lines(output, o.user_whole, o.user_window);
+        if body != output {
+            // Cut: its entry id reads it back whole (`pi-shake recall ID`, `shake_recall`).
+            let lines = crate::recall::line_count(output.trim_end_matches('\n'));
+            s.push_str(&format!(
+                " ({entry_id}; cut from {} line{})",
+                thousands(lines as u64),
+                if lines == 1 { "" } else { "s" }
+            ));
+        }
         if output.is_empty() {
             s.push_str("\n\n(no output)");
         } else {
@@ -695,7 +705,14 @@ pub fn render(
                     continue;
                 }
                 flush(&mut run, &mut left_out, &mut parts);
-                parts.push(shell_command(command, output, *exit_code, *cancelled, o));
+                parts.push(shell_command(
+                    &m.entry_id,
+                    command,
+                    output,
+                    *exit_code,
+                    *cancelled,
+                    o,
+                ));
             }
             Kind::Custom {
                 custom_type,

@@ -658,8 +658,11 @@ fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
     for r in [0.30, 0.05] {
         let plan = budget_plan(&l, ratio(r));
         let summary = &plan.summary;
+        // Cut, so it names its entry: `pi-shake recall bx000002` reads it whole.
         assert!(
-            summary.contains("### User ran a shell command\n\n`cargo test`"),
+            summary.contains(
+                "### User ran a shell command\n\n`cargo test` (bx000002; cut from 122 lines)"
+            ),
             "{summary}"
         );
         assert!(
