@@ -124,13 +124,14 @@ function recordOpen(ctx: ExtensionContext): void {
 	const dir = dirname(rec);
 	try {
 		mkdirSync(dir, { recursive: true });
-		writeFileSync(rec, `${resolve(file)}\n`);
-		// Records a killed pi left (no `session_shutdown`) go too: their pid runs no more.
+		// Records a killed pi left (no `session_shutdown`) go first: their pid runs no more. Once
+		// this pi's own record exists, they are gone.
 		for (const name of readdirSync(dir)) {
 			const pid = Number(name);
 			if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
 			rmSync(join(dir, name), { force: true });
 		}
+		writeFileSync(rec, `${resolve(file)}\n`);
 	} catch {
 		// Best effort: without the record the binary still finds a pi in the session's directory.
 	}
