@@ -425,13 +425,7 @@ fn shell_command(
     if o.user_whole > 0 {
         let body = key_lines(output, o.user_whole, o.user_window);
         if body != output {
-            // Cut: its entry id reads it back whole (`pi-shake recall ID`, `shake_recall`).
-            let lines = crate::recall::line_count(output.trim_end_matches('\n'));
-            s.push_str(&format!(
-                " ({entry_id}; cut from {} line{})",
-                thousands(lines as u64),
-                if lines == 1 { "" } else { "s" }
-            ));
+            s.push_str(&format!(" ({})", cut_note(entry_id, output)));
         }
         if output.is_empty() {
             s.push_str("\n\n(no output)");
@@ -445,6 +439,17 @@ fn shell_command(
         s.push_str(&format!("\n\nCommand exited with code {c}"));
     }
     s
+}
+
+/// `7c6d2c79; cut from 12 lines`: a cut output the selection does not see names its entry, which
+/// reads it back whole (`pi-shake recall ID`, the extension's `shake_recall`).
+fn cut_note(entry_id: &str, text: &str) -> String {
+    let lines = crate::recall::line_count(text.trim_end_matches('\n'));
+    format!(
+        "{entry_id}; cut from {} line{}",
+        thousands(lines as u64),
+        if lines == 1 { "" } else { "s" }
+    )
 }
 
 /// An output the selection does not see (a user-run command's, a result whose call is not in
@@ -686,9 +691,15 @@ pub fn render(
                 flush(&mut run, &mut left_out, &mut parts);
                 let text = text_ref(blocks);
                 let err = if *is_error { " (error)" } else { "" };
+                let body = key_lines(&text, o.user_whole, o.user_window);
+                let cut = if body == *text {
+                    String::new()
+                } else {
+                    format!("; {}", cut_note(&m.entry_id, &text))
+                };
                 parts.push(format!(
-                    "**Tool result `{tool}`**{err} (its call is not in this history):\n{}",
-                    fenced(&key_lines(&text, o.user_whole, o.user_window), "")
+                    "**Tool result `{tool}`**{err} (its call is not in this history{cut}):\n{}",
+                    fenced(&body, "")
                 ));
             }
             Kind::Bash {

@@ -678,6 +678,40 @@ fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
 }
 
 #[test]
+fn a_result_without_its_call_keeps_its_key_lines_and_names_its_entry() {
+    // A tool result whose call is not in the region (its call was compacted away by another
+    // tool, or lost): shown on its own, cut like a user's command output.
+    let mut out = String::new();
+    for i in 0..60 {
+        out.push_str(&format!("   Compiling crate number {i} of the workspace\n"));
+    }
+    out.push_str("panicked at src/auth/session_store.rs:214:9\n");
+    for i in 0..60 {
+        out.push_str(&format!("test case number {i} ... ok\n"));
+    }
+    let lines = after_first_message(
+        "or000001",
+        json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
+            "message":{"role":"toolResult","toolCallId":"call_gone","toolName":"bash",
+                "content":[{"type":"text","text":out}],"isError":false,"timestamp":1}}),
+    );
+    let (l, dir) = load_lines("orphankey", &lines);
+    let plan = budget_plan(&l, ratio(0.05));
+    let summary = &plan.summary;
+    assert!(
+        summary.contains(
+            "**Tool result `bash`** (its call is not in this history; or000001; cut from 121 lines):"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("src/auth/session_store.rs:214:9"),
+        "{summary}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
 fn key_lines_keep_distinctive_lines_in_order_and_mark_the_cuts() {
     use crate::compact::render::key_lines;
     let plain: String = (0..40)
