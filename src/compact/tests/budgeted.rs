@@ -634,20 +634,32 @@ fn a_users_shell_output_shrinks_with_the_users_text() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// A test run's output: 60 lines of progress, `middle`, then 60 passing tests (no distinctive
+/// string outside `middle`).
+fn test_run_output(middle: &[&str]) -> String {
+    let mut out = String::new();
+    for i in 0..60 {
+        out.push_str(&format!("   Compiling crate number {i} of the workspace\n"));
+    }
+    for l in middle {
+        out.push_str(l);
+        out.push('\n');
+    }
+    for i in 0..60 {
+        out.push_str(&format!("test case number {i} ... ok\n"));
+    }
+    out
+}
+
 #[test]
 fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
     // `!cargo test` in pi: 120 lines of progress, the failing test's file and line in the
     // middle. Head and tail windows of the user's text lost it at every budget; its key line
     // is what the later turns go back to.
-    let mut out = String::new();
-    for i in 0..60 {
-        out.push_str(&format!("   Compiling crate number {i} of the workspace\n"));
-    }
-    out.push_str("---- tests::login_after_expiry stdout ----\n");
-    out.push_str("panicked at src/auth/session_store.rs:214:9\n");
-    for i in 0..60 {
-        out.push_str(&format!("test case number {i} ... ok\n"));
-    }
+    let out = test_run_output(&[
+        "---- tests::login_after_expiry stdout ----",
+        "panicked at src/auth/session_store.rs:214:9",
+    ]);
     let lines = after_first_message(
         "bx000002",
         json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
@@ -681,14 +693,7 @@ fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
 fn a_result_without_its_call_keeps_its_key_lines_and_names_its_entry() {
     // A tool result whose call is not in the region (its call was compacted away by another
     // tool, or lost): shown on its own, cut like a user's command output.
-    let mut out = String::new();
-    for i in 0..60 {
-        out.push_str(&format!("   Compiling crate number {i} of the workspace\n"));
-    }
-    out.push_str("panicked at src/auth/session_store.rs:214:9\n");
-    for i in 0..60 {
-        out.push_str(&format!("test case number {i} ... ok\n"));
-    }
+    let out = test_run_output(&["panicked at src/auth/session_store.rs:214:9"]);
     let lines = after_first_message(
         "or000001",
         json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
