@@ -26,6 +26,7 @@ use crate::error::{Fault, FaultKind};
 use crate::load::Loaded;
 use crate::pair_ids::{PairIds, pair_id};
 use crate::session::{Body, Key, Role};
+use crate::text::line_count;
 
 /// What a reference names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -549,16 +550,6 @@ impl Window {
     /// Lines after the window.
     pub fn more(&self) -> bool {
         self.last < self.total
-    }
-}
-
-/// Lines in `text`, counted as a summary's call header counts them (`29 of 1,544 lines`): the
-/// pieces between newlines, so a final newline starts an empty last line; an empty text has none.
-pub fn line_count(text: &str) -> usize {
-    if text.is_empty() {
-        0
-    } else {
-        text.split('\n').count()
     }
 }
 

@@ -37,6 +37,16 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// Lines in `text`, counted as a summary's call header counts them (`29 of 1,544 lines`): the
+/// pieces between newlines, so a final newline starts an empty last line; an empty text has none.
+pub fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        text.split('\n').count()
+    }
+}
+
 /// The omission marker used everywhere: `[… 12,345 chars omitted …]`.
 pub fn omitted(n: usize) -> String {
     format!("[… {} chars omitted …]", thousands(n as u64))

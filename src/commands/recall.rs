@@ -77,7 +77,7 @@ pub fn run(args: &RecallArgs, printer: &Printer) -> Result<()> {
             Some(r) => {
                 let rec = recall::recall(&l, &Reference::parse(r))?;
                 let (hits, unshown) = recall::matching(&rec.text, &recall::matcher(text)?, room);
-                let total = recall::line_count(&rec.text);
+                let total = crate::text::line_count(&rec.text);
                 let mut one = recall::Search::default();
                 if hits.is_empty() {
                     one.rest_lines = unshown;
@@ -116,7 +116,7 @@ pub fn run(args: &RecallArgs, printer: &Printer) -> Result<()> {
                 path.display(),
                 args.offset,
                 reference,
-                recall::line_count(&r.text)
+                crate::text::line_count(&r.text)
             ),
         )
     })?;

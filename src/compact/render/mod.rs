@@ -444,7 +444,7 @@ fn shell_command(
 /// `7c6d2c79; cut from 12 lines`: a cut output the selection does not see names its entry, which
 /// reads it back whole (`pi-shake recall ID`, the extension's `shake_recall`).
 fn cut_note(entry_id: &str, text: &str) -> String {
-    let lines = crate::recall::line_count(text.trim_end_matches('\n'));
+    let lines = crate::text::line_count(text.trim_end_matches('\n'));
     format!(
         "{entry_id}; cut from {} line{}",
         thousands(lines as u64),
@@ -467,24 +467,23 @@ pub(super) fn key_lines(s: &str, whole: usize, window: usize) -> String {
     }
     let cap = 2 * window;
     let lines: Vec<&str> = s.trim_end_matches('\n').split('\n').collect();
-    // (worth, chars, index) of every line holding a distinctive string.
-    let mut cands: Vec<(f32, usize, usize)> = Vec::new();
+    // (worth, chars, index, distinctive strings) of every line holding one worth counting.
+    let mut cands: Vec<(f32, usize, usize, Vec<&str>)> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
-        let mut seen: Vec<&str> = Vec::new();
+        let strs: Vec<&str> = distinctive(l).collect();
         let mut worth = 0.0;
-        for d in distinctive(l) {
+        for (k, d) in strs.iter().enumerate() {
             let c = class_of(d);
-            if c >= MIN_CLASS && !seen.contains(&d) {
-                seen.push(d);
+            if c >= MIN_CLASS && !strs[..k].contains(d) {
                 worth += c;
             }
         }
         let n = clen(l);
         if worth > 0.0 && n < cap {
-            cands.push((worth, n, i));
+            cands.push((worth, n, i, strs));
         }
     }
-    let per_char = |c: &(f32, usize, usize)| c.0 / (c.1 + 1) as f32;
+    let per_char = |c: &(f32, usize, usize, Vec<&str>)| c.0 / (c.1 + 1) as f32;
     cands.sort_by(|a, b| {
         per_char(b)
             .total_cmp(&per_char(a))
@@ -494,14 +493,10 @@ pub(super) fn key_lines(s: &str, whole: usize, window: usize) -> String {
     let mut keep = vec![false; lines.len()];
     let mut held: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut used = 0usize;
-    for &(_, n, i) in &cands {
+    for (_, n, i, strs) in cands {
         // The line, its newline and a marker before it.
         let cost = n + 3;
-        if used + cost > cap {
-            continue;
-        }
-        let strs: Vec<&str> = distinctive(lines[i]).collect();
-        if strs.iter().all(|d| held.contains(d)) {
+        if used + cost > cap || strs.iter().all(|d| held.contains(d)) {
             continue;
         }
         held.extend(strs);
