@@ -134,6 +134,7 @@ pub fn finish(
         &ro,
         0,
         &mut |_, _| Ok(()),
+        None,
     )?;
     let counts = Counts::of(&reports, prep.user_messages);
     Ok(CompactPlan::assemble(

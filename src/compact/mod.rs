@@ -164,6 +164,10 @@ pub struct Prepared {
     /// Line features of the rest of each unpinned multi-line command ([`region::Pair::script`]),
     /// by pair, in pair order.
     scripts: Vec<(usize, budget::OutFeat)>,
+    /// Line features of the outputs outside the pairs (a shell command the user ran, a tool
+    /// result whose call is not in the region), by message index, in message order: under a
+    /// budget their lines compete with the pairs'.
+    loose: Vec<(usize, budget::OutFeat)>,
     /// The string table and the strings the summary has anyway (kept part, prose, carried).
     strings: Vec<budget::StrInfo>,
     covered: Vec<bool>,

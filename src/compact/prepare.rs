@@ -248,6 +248,29 @@ pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Ou
         }
         feats.push(f);
     }
+    // The outputs outside the pairs: a shell command the user ran (`!cmd`; not `!!cmd`, which
+    // pi keeps out of the context) and a tool result whose call is not in the region (its
+    // features were read with the others and no pair took them). The issues count their facts
+    // like any tool output's, so under a budget their lines compete with the pairs'.
+    let mut loose: Vec<(usize, budget::OutFeat)> = Vec::new();
+    for (j, m) in msgs.iter().enumerate() {
+        let f = match &m.kind {
+            Kind::Bash {
+                output,
+                excluded: false,
+                ..
+            } if !output.is_empty() => Some(extractor.features(output)),
+            // Its text is held (lite mode lets go of a result's text only when its call id is
+            // the region's, and a second result for one call is not paired).
+            Kind::ToolResult { blocks, .. }
+                if blocks.iter().any(|b| matches!(b, region::Block::Text(_))) =>
+            {
+                msg_feats.get_mut(j).and_then(Option::take)
+            }
+            _ => None,
+        };
+        loose.extend(f.filter(|f| !f.units.is_empty()).map(|f| (j, f)));
+    }
     drop(msg_feats);
     let mut pin_outputs: Vec<Option<String>> = vec![None; pairs.len()];
     for (i, pair) in pairs.iter().enumerate() {
@@ -426,6 +449,7 @@ pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Ou
         pins,
         feats,
         scripts,
+        loose,
         strings: extractor.table,
         covered,
         pin_outputs,

@@ -82,7 +82,7 @@ pub fn render(plan: &CompactPlan, dry: bool, written: bool) -> String {
             (None, None) => "the region".to_string(),
         };
         o.push_str(&format!(
-            "{pre}Budget ~{} tokens ({what}; {}): achieved ~{} tokens ({}% of the region), {} of {} tool-output lines kept{}{}.\n",
+            "{pre}Budget ~{} tokens ({what}; {}): achieved ~{} tokens ({}% of the region), {} of {} tool-output lines kept{}{}{}.\n",
             thousands(b.tokens),
             b.source,
             thousands(b.achieved),
@@ -96,6 +96,11 @@ pub fn render(plan: &CompactPlan, dry: bool, written: bool) -> String {
             )),
             b.command_lines.map_or(String::new(), |[k, n]| format!(
                 ", {} of {} lines of multi-line commands",
+                thousands(k as u64),
+                thousands(n as u64)
+            )),
+            b.other_output_lines.map_or(String::new(), |[k, n]| format!(
+                ", {} of {} lines of other outputs (`!` commands, results without their call)",
                 thousands(k as u64),
                 thousands(n as u64)
             )),

@@ -394,7 +394,15 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
     ]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
     assert!(
-        dry.stdout.contains(" lines of multi-line commands."),
+        dry.stdout.contains(" lines of multi-line commands, "),
+        "{}",
+        dry.stdout
+    );
+    // And the lines of the shell commands the user ran (`!ls`, `!npm run check`), which compete
+    // with them.
+    assert!(
+        dry.stdout
+            .contains(" lines of other outputs (`!` commands, results without their call)."),
         "{}",
         dry.stdout
     );
@@ -486,5 +494,48 @@ fn a_summary_larger_than_any_context_the_session_sent_is_warned_about_and_writte
     if need_oracle() {
         let after = oracle1(&f, &["--messages"]);
         assert_eq!(after["ok"], json!(true), "{}", after["error"]);
+    }
+}
+
+#[test]
+fn under_a_budget_the_users_shell_commands_compete_for_lines_and_pi_sends_them() {
+    // A session the real pi CLI wrote with `!ls -1 && wc -c big.txt`, `!cat missing-file.txt`
+    // and a `!!` command pi keeps out of the context.
+    let f = copy_fixture(&fixture("tools-large-output.jsonl"));
+    let rep = compact_json(
+        &f,
+        &["--keep-recent-tokens", "2000", "--target-ratio", "0.05"],
+    );
+    assert_eq!(rep["compacted"], json!(true), "{rep}");
+    let summary = last_compaction_summary(&f);
+    // The listing's five plain lines lost to the tool outputs' lines; its header names the entry
+    // that reads it back.
+    let head = "### User ran a shell command\n\n`ls -1 && wc -c big.txt` (";
+    let at = summary.find(head).unwrap_or_else(|| panic!("{summary}"));
+    let note = summary[at + head.len()..].split(')').next().unwrap();
+    let (entry, rest) = note.split_once("; ").unwrap();
+    assert_eq!(rest, "output of 5 lines not kept", "{summary}");
+    let r = pi_shake(&["recall", entry, f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("big.txt"), "{}", r.stdout);
+    // The failing `cat`'s one line is worth its room: kept whole, so no note.
+    assert!(
+        summary.contains(
+            "`cat missing-file.txt`\n\n```\ncat: missing-file.txt: No such file or directory"
+        ),
+        "{summary}"
+    );
+    // `!!` output is not the model's, so not the summary's.
+    assert!(!summary.contains("checksum=427799"), "{summary}");
+    let lines = &rep["budget"]["otherOutputLines"];
+    assert!(
+        lines[0].as_u64().unwrap() >= 1 && lines[1].as_u64().unwrap() >= 7,
+        "{}",
+        rep["budget"]
+    );
+    if need_oracle() {
+        let after = oracle1(&f, &["--messages"]);
+        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
+        assert_eq!(sent_summary(&after), summary);
     }
 }

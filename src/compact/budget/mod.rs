@@ -509,6 +509,10 @@ pub struct BudgetReport {
     /// Lines of multi-line commands' rests kept, of their lines (when the region has any).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command_lines: Option<[usize; 2]>,
+    /// Lines kept of the outputs outside the pairs (shell commands the user ran, tool results
+    /// whose call is not in the region), of their lines (when the region has any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_output_lines: Option<[usize; 2]>,
     /// The shrink steps applied to fit (in order), empty when nothing had to shrink.
     pub shrunk: Vec<String>,
 }

@@ -11,11 +11,15 @@ use super::factors::factor;
 use super::levels::Level;
 use super::{BARE_MARKERS_BELOW, FILE_TEXT_TOOLS, WRITTEN_FACTOR};
 use crate::compact::budget::{self, Candidate};
-use crate::compact::region::Pin;
+use crate::compact::region::{self, Kind, Pin};
 use crate::compact::render::{self, Decided, RenderOptions};
 use crate::compact::report::Action;
 use crate::compact::{Prepared, pruner};
 use crate::score::PairScore;
+
+/// Chars an output outside the pairs adds when it keeps a line: its fence and the note beside
+/// its command (`7c6d2c79; 3 of 12 lines`, about what `output of 12 lines not kept` costs).
+const LOOSE_HEADER: f64 = 12.0;
 
 /// What rendering and measuring a level with a selection needs (made by [`context`]).
 pub(super) struct Ctx<'p> {
@@ -34,6 +38,10 @@ pub(super) struct Ctx<'p> {
     pub(super) script_of: Vec<Option<usize>>,
     /// The candidate index of the first command rest.
     pub(super) script_base: usize,
+    /// The candidate index of the first output outside the pairs ([`Prepared`]'s `loose`, after
+    /// the command rests), and each one's candidate index by message.
+    pub(super) loose_base: usize,
+    pub(super) loose_of: HashMap<usize, usize>,
     /// By pair: its [`render::ident`], made the first time a render shows the pair and kept for
     /// the fit's many renders (a dropped pair's is never made).
     pub(super) idents: Vec<std::cell::OnceCell<Box<str>>>,
@@ -70,6 +78,36 @@ impl Ctx<'_> {
         self.script_of[i]
             .and_then(|k| sel.get(k))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// What the selection `sel` keeps of message `mi`'s output outside the pairs
+    /// ([`render::Loose`]); its text is in memory, so measuring renders it too.
+    pub(super) fn loose_body(
+        &self,
+        mi: usize,
+        sel: &[Vec<u32>],
+    ) -> Option<Option<(String, String)>> {
+        let k = *self.loose_of.get(&mi)?;
+        let (_, f) = &self.prep.loose[k - self.loose_base];
+        let s = sel.get(k).filter(|s| !s.is_empty());
+        let Some(s) = s else {
+            return Some(None);
+        };
+        let text = match &self.prep.msgs[mi].kind {
+            Kind::Bash { output, .. } => std::borrow::Cow::Borrowed(output.as_str()),
+            Kind::ToolResult { blocks, .. } => region::text_ref(blocks),
+            _ => return None,
+        };
+        let note = if s.len() == f.units.len() {
+            String::new()
+        } else {
+            format!(
+                "{} of {} lines",
+                crate::text::thousands(budget::lines_kept(f, s) as u64),
+                crate::text::thousands(u64::from(f.lines))
+            )
+        };
+        Some(Some((note, budget::render_lines(&text, f, s, self.marker))))
     }
 
     /// Action of pair `i` at level `l` with selection `sel` (all candidates').
@@ -189,6 +227,7 @@ impl Ctx<'_> {
                 }
                 Ok(())
             },
+            Some(&|mi| self.loose_body(mi, sel)),
         )
     }
 
@@ -311,6 +350,8 @@ pub(super) fn context<'p>(
         budget,
         script_of: vec![None; n],
         script_base: 0,
+        loose_base: 0,
+        loose_of: HashMap::new(),
         idents: vec![std::cell::OnceCell::new(); n],
     };
     // The carried summary's blocks are candidates after the pairs, then the command rests.
@@ -340,6 +381,26 @@ pub(super) fn context<'p>(
             open: false,
         });
         ctx.script_of[*i] = Some(ctx.script_base + k);
+    }
+    // The outputs outside the pairs compete like a call's output with no later-pair facts: a
+    // command's (the user's `!cmd`, a result's of a tool not in `FILE_TEXT_TOOLS`) with the
+    // position worth. The command line or result header shows anyway; a kept line adds the
+    // fence and the note.
+    ctx.loose_base = ctx.cands.len();
+    for (k, (mi, _)) in prep.loose.iter().enumerate() {
+        let positional = match &prep.msgs[*mi].kind {
+            Kind::ToolResult { tool, .. } => !FILE_TEXT_TOOLS.contains(&tool.as_str()),
+            _ => true,
+        };
+        ctx.cands.push(Candidate {
+            eligible: true,
+            factor: 1.0,
+            header: LOOSE_HEADER,
+            open: false,
+            positional,
+            err_floor: 0,
+        });
+        ctx.loose_of.insert(*mi, ctx.loose_base + k);
     }
     (ctx, whys)
 }

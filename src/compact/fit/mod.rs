@@ -211,6 +211,14 @@ fn select_at(
             ctx.cands[*k].eligible = !level.pins_dropped;
         }
     }
+    // An output outside the pairs competes where its message shows at this level.
+    if !prep.loose.is_empty() {
+        let paired = render::paired_results(prep.msgs.len(), prep.pairs.iter());
+        let shown = render::shown_by_kind(&prep.msgs, &paired, level.user_keep);
+        for (k, (mi, _)) in prep.loose.iter().enumerate() {
+            ctx.cands[ctx.loose_base + k].eligible = shown.get(*mi).copied().unwrap_or(false);
+        }
+    }
     // Aim within 1% of the budget: the room is the user's, and at small budgets every line
     // counts (at 95% the summaries landed at 97.7% of their budgets, median).
     let floor = (budget as f64 * 0.99).ceil() as u64;
@@ -289,6 +297,7 @@ pub fn finish(
         .map(Option::as_ref)
         .chain(prep.carried.iter().flat_map(|c| c.feats().map(Some)))
         .chain(prep.scripts.iter().map(|(_, f)| Some(f)))
+        .chain(prep.loose.iter().map(|(_, f)| Some(f)))
         .collect();
     let w = weights_at(ratio);
     let (li, sel, line_budget) = choose(&mut ctx, &feats, &w);
@@ -324,6 +333,17 @@ pub fn finish(
             }
         })
         .collect();
+    let other_output_lines = prep
+        .loose
+        .iter()
+        .enumerate()
+        .map(|(k, (_, f))| {
+            [
+                budget::lines_kept(f, &sel[ctx.loose_base + k]),
+                f.lines as usize,
+            ]
+        })
+        .reduce(|[k, t], [a, b]| [k + a, t + b]);
     let carried_lines = prep.carried.as_ref().map(|c| {
         c.feats().zip(&sel[n..]).fold([0, 0], |[k, t], (f, s)| {
             [k + budget::lines_kept(f, s), t + f.lines as usize]
@@ -337,6 +357,7 @@ pub fn finish(
     let mut prep = prep;
     prep.feats = Vec::new();
     prep.scripts = Vec::new();
+    prep.loose = Vec::new();
     prep.strings = Vec::new();
     prep.covered = Vec::new();
     prep.pin_outputs = Vec::new();
@@ -381,6 +402,7 @@ pub fn finish(
             .flatten()
             .copied()
             .reduce(|[k, t], [a, b]| [k + a, t + b]),
+        other_output_lines,
         shrunk,
     };
     Ok(CompactPlan::assemble(

@@ -139,6 +139,47 @@ const KIND_NAMES: [(&str, &str); KINDS] = [
     ),
 ];
 
+/// Which messages of those kinds are shown when only the first `.0` and last `.1` of each kind
+/// are ([`RenderOptions::user_keep`]; `None`: all), by message (`false` for the other messages);
+/// `paired[mi]`: a tool result whose call is in the region.
+pub fn shown_by_kind(
+    msgs: &[RMsg],
+    paired: &[bool],
+    user_keep: Option<(usize, usize)>,
+) -> Vec<bool> {
+    let kinds = || {
+        msgs.iter()
+            .enumerate()
+            .map(|(mi, m)| kind_of(m, paired.get(mi).copied().unwrap_or(false)))
+    };
+    let mut totals = [0usize; KINDS];
+    for k in kinds().flatten() {
+        totals[k] += 1;
+    }
+    let mut ordinals = [0usize; KINDS];
+    kinds()
+        .map(|k| {
+            k.is_some_and(|k| {
+                ordinals[k] += 1;
+                user_keep.is_none_or(|(first, last)| {
+                    ordinals[k] <= first || ordinals[k] + last > totals[k]
+                })
+            })
+        })
+        .collect()
+}
+
+/// By message: whether it is the result of one of `pairs` (its call is in the region).
+pub fn paired_results<'p>(n: usize, pairs: impl Iterator<Item = &'p Pair>) -> Vec<bool> {
+    let mut paired = vec![false; n];
+    for j in pairs.filter_map(|p| p.result_msg) {
+        if let Some(x) = paired.get_mut(j) {
+            *x = true;
+        }
+    }
+    paired
+}
+
 /// Which of those kinds message `m` is (`paired`: a tool result whose call is in the region).
 fn kind_of(m: &RMsg, paired: bool) -> Option<usize> {
     match &m.kind {
@@ -309,6 +350,12 @@ fn render_edit_write(p: &Pair, o: &RenderOptions) -> String {
 /// Completes pair `k`'s `(note, text)` body right before it is rendered.
 pub type Fill<'a> = dyn FnMut(usize, &mut Option<(String, String)>) -> anyhow::Result<()> + 'a;
 
+/// Under a budget, what the selection kept of the outputs outside the pairs (a shell command
+/// the user ran, a tool result whose call is not in the region), by message index: `None` for a
+/// message whose output does not compete (shown in [`key_lines`] windows, as on the threshold
+/// path), `Some(None)` when it keeps no line, else its `(note, kept lines)`.
+pub type Loose<'a> = dyn Fn(usize) -> Option<Option<(String, String)>> + 'a;
+
 /// The previous compaction's summary as the new one carries it.
 #[derive(Clone, Copy, Debug)]
 pub enum Carry<'a> {
@@ -414,15 +461,24 @@ fn dropped_line(run: &[&Pair], o: &RenderOptions) -> Option<String> {
 /// shrinks with the user's text), and how it ended.
 fn shell_command(
     entry_id: &str,
-    command: &str,
-    output: &str,
+    (command, output): (&str, &str),
     exit_code: Option<i64>,
     cancelled: bool,
+    selected: Option<Option<(String, String)>>,
     o: &RenderOptions,
 ) -> String {
     let mut s = format!("### User ran a shell command\n\n{}", inline_code(command));
-    // What the user chose to show the agent: it shrinks with the user's text.
-    if o.user_whole > 0 {
+    if let Some(kept) = selected {
+        // Under a budget its lines competed with the tool outputs'.
+        let (note, body) = selected_body(entry_id, output, kept);
+        if !note.is_empty() {
+            s.push_str(&format!(" ({note})"));
+        }
+        if let Some(b) = body {
+            s.push_str(&format!("\n\n{b}"));
+        }
+    } else if o.user_whole > 0 {
+        // What the user chose to show the agent: it shrinks with the user's text.
         let body = key_lines(output, o.user_whole, o.user_window);
         if body != output {
             s.push_str(&format!(" ({})", cut_note(entry_id, output)));
@@ -439,6 +495,33 @@ fn shell_command(
         s.push_str(&format!("\n\nCommand exited with code {c}"));
     }
     s
+}
+
+/// The lines the selection kept of an output outside the pairs: the note for its header
+/// (`7c6d2c79; 3 of 12 lines`, `7c6d2c79; output of 12 lines not kept`, empty when it is kept
+/// whole; the entry id reads it back whole, as in [`cut_note`]) and its fenced lines, if any.
+fn selected_body(
+    entry_id: &str,
+    output: &str,
+    kept: Option<(String, String)>,
+) -> (String, Option<String>) {
+    match kept {
+        None => {
+            // Counted as the note of a kept one counts them (`3 of 12 lines`).
+            let lines = crate::text::line_count(output);
+            let s = if lines == 1 { "" } else { "s" };
+            let n = thousands(lines as u64);
+            (format!("{entry_id}; output of {n} line{s} not kept"), None)
+        }
+        Some((note, body)) => (
+            if note.is_empty() {
+                note
+            } else {
+                format!("{entry_id}; {note}")
+            },
+            Some(fenced(&body, "")),
+        ),
+    }
 }
 
 /// `7c6d2c79; cut from 12 lines`: a cut output the selection does not see names its entry, which
@@ -560,6 +643,7 @@ pub fn render(
     o: &RenderOptions,
     capacity: usize,
     fill: &mut Fill<'_>,
+    loose: Option<&Loose<'_>>,
 ) -> anyhow::Result<Rendered> {
     let mut parts = Parts {
         out: Rendered {
@@ -574,13 +658,10 @@ pub fn render(
     // Pairs by (message, block); paired results by message.
     let mut at: std::collections::HashMap<(usize, usize), usize> =
         std::collections::HashMap::with_capacity(decided.len());
-    let mut paired = vec![false; msgs.len()];
     for (k, d) in decided.iter().enumerate() {
         at.insert((d.pair.call_msg, d.pair.block), k);
-        if let Some(j) = d.pair.result_msg.filter(|&j| j < msgs.len()) {
-            paired[j] = true;
-        }
     }
+    let paired = paired_results(msgs.len(), decided.iter().map(|d| d.pair));
     // Which assistant texts are shown (by their ordinal among the region's non-empty ones).
     let texts_shown_from = o.text_keep.map_or(0, |k| {
         msgs.iter()
@@ -590,25 +671,14 @@ pub fn render(
     });
     let mut text_ordinal = 0;
     // Which user messages (and kinds kept like them) are shown, by their ordinal in their kind.
-    let mut totals = [0usize; KINDS];
-    for (mi, m) in msgs.iter().enumerate() {
-        if let Some(k) = kind_of(m, paired[mi]) {
-            totals[k] += 1;
-        }
-    }
-    let mut ordinals = [0usize; KINDS];
+    let shown = shown_by_kind(msgs, &paired, o.user_keep);
     // Left out since the last line, counted in place.
     let mut left_out = [0usize; KINDS];
-    let mut kept = |k: usize, left_out: &mut [usize; KINDS]| {
-        ordinals[k] += 1;
-        let shown = match o.user_keep {
-            None => true,
-            Some((first, last)) => ordinals[k] <= first || ordinals[k] + last > totals[k],
-        };
-        if !shown {
+    let kept = |mi: usize, k: usize, left_out: &mut [usize; KINDS]| {
+        if !shown[mi] {
             left_out[k] += 1;
         }
-        shown
+        shown[mi]
     };
     // Consecutive dropped calls, flushed as one line before anything else is rendered.
     let mut run: Vec<&Pair> = Vec::new();
@@ -625,7 +695,7 @@ pub fn render(
     for (mi, m) in msgs.iter().enumerate() {
         match &m.kind {
             Kind::User(blocks) => {
-                if !kept(KIND_USER, &mut left_out) {
+                if !kept(mi, KIND_USER, &mut left_out) {
                     parts.out.users_left_out += 1;
                     continue;
                 }
@@ -680,12 +750,25 @@ pub fn render(
                 is_error,
                 ..
             } => {
-                if paired[mi] || !kept(KIND_ORPHAN, &mut left_out) {
+                if paired[mi] || !kept(mi, KIND_ORPHAN, &mut left_out) {
                     continue;
                 }
                 flush(&mut run, &mut left_out, &mut parts);
                 let text = text_ref(blocks);
                 let err = if *is_error { " (error)" } else { "" };
+                if let Some(kept) = loose.and_then(|f| f(mi)) {
+                    let (note, body) = selected_body(&m.entry_id, &text, kept);
+                    let note = if note.is_empty() {
+                        note
+                    } else {
+                        format!("; {note}")
+                    };
+                    parts.push(format!(
+                        "**Tool result `{tool}`**{err} (its call is not in this history{note}){}",
+                        body.map_or(String::new(), |b| format!(":\n{b}"))
+                    ));
+                    continue;
+                }
                 let body = key_lines(&text, o.user_whole, o.user_window);
                 let cut = if body == *text {
                     String::new()
@@ -707,16 +790,16 @@ pub fn render(
                 if *excluded {
                     continue;
                 }
-                if !kept(KIND_COMMAND, &mut left_out) {
+                if !kept(mi, KIND_COMMAND, &mut left_out) {
                     continue;
                 }
                 flush(&mut run, &mut left_out, &mut parts);
                 parts.push(shell_command(
                     &m.entry_id,
-                    command,
-                    output,
+                    (command, output),
                     *exit_code,
                     *cancelled,
+                    loose.and_then(|f| f(mi)),
                     o,
                 ));
             }
@@ -734,7 +817,7 @@ pub fn render(
                 ));
             }
             Kind::BranchSummary(summary) => {
-                if !kept(KIND_BRANCH, &mut left_out) {
+                if !kept(mi, KIND_BRANCH, &mut left_out) {
                     continue;
                 }
                 flush(&mut run, &mut left_out, &mut parts);

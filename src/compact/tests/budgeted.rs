@@ -671,12 +671,10 @@ fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
         let plan = budget_plan(&l, ratio(r));
         let summary = &plan.summary;
         // Cut, so it names its entry: `pi-shake recall bx000002` reads it whole.
-        assert!(
-            summary.contains(
-                "### User ran a shell command\n\n`cargo test` (bx000002; cut from 122 lines)"
-            ),
-            "{summary}"
-        );
+        let head = "### User ran a shell command\n\n`cargo test` (bx000002; ";
+        let at = summary.find(head).unwrap_or_else(|| panic!("{summary}"));
+        let note = summary[at + head.len()..].split(')').next().unwrap_or("");
+        assert!(note.ends_with(" of 123 lines"), "at {r}: {note}");
         assert!(
             summary.contains("src/auth/session_store.rs:214:9"),
             "at {r}: {summary}"
@@ -687,6 +685,46 @@ fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
         );
     }
     std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_users_command_output_competes_with_the_tool_outputs_for_the_room() {
+    // `!cargo build` printing 200 progress lines with no distinctive string: under a fixed
+    // budget its lines compete with the tool outputs' and lose, so the tool outputs keep (about)
+    // the lines they keep without it. A window of the user's text took room whatever it held.
+    let mut out = String::new();
+    for i in 0..200 {
+        out.push_str(&format!("   Compiling crate number {i} of the workspace\n"));
+    }
+    let command = json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
+        "message":{"role":"bashExecution","command":"cargo build","output":out,
+            "exitCode":0,"cancelled":false,"truncated":false,"timestamp":1}});
+    let (with, dir) = load_lines("bashroom", &after_first_message("bx000003", command));
+    let (without, dir2) = load_lines("bashroom0", &budget_lines(40));
+    // At 40,000 tokens the window took the room of 15 tool-output lines (2,177 kept against
+    // 2,192 without the command); at 3,000, of 3.
+    for tokens in [40_000, 3_000] {
+        let plan = budget_plan(&with, at_most(tokens));
+        let b = plan.budget.clone().unwrap();
+        let b0 = budget_plan(&without, at_most(tokens)).budget.unwrap();
+        assert_eq!(b.other_output_lines.map(|[_, n]| n), Some(201), "{b:?}");
+        assert!(
+            plan.summary.contains(
+                "### User ran a shell command\n\n`cargo build` (bx000003; output of 201 lines not kept)"
+            ),
+            "at {tokens}: {}",
+            plan.summary
+        );
+        // The command line costs its own few tokens; the lines are the tool outputs'.
+        assert!(
+            b.lines_kept + 2 >= b0.lines_kept,
+            "at {tokens}: {} tool-output lines kept beside the command, {} without it",
+            b.lines_kept,
+            b0.lines_kept
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+    std::fs::remove_dir_all(dir2).ok();
 }
 
 #[test]
@@ -703,12 +741,10 @@ fn a_result_without_its_call_keeps_its_key_lines_and_names_its_entry() {
     let (l, dir) = load_lines("orphankey", &lines);
     let plan = budget_plan(&l, ratio(0.05));
     let summary = &plan.summary;
-    assert!(
-        summary.contains(
-            "**Tool result `bash`** (its call is not in this history; or000001; cut from 121 lines):"
-        ),
-        "{summary}"
-    );
+    let head = "**Tool result `bash`** (its call is not in this history; or000001; ";
+    let at = summary.find(head).unwrap_or_else(|| panic!("{summary}"));
+    let note = summary[at + head.len()..].split(')').next().unwrap_or("");
+    assert!(note.ends_with(" of 122 lines"), "{note}");
     assert!(
         summary.contains("src/auth/session_store.rs:214:9"),
         "{summary}"
