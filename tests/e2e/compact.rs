@@ -16,6 +16,16 @@ fn compact_json(f: &std::path::Path, extra: &[&str]) -> Value {
     r.json()
 }
 
+/// Real pi loads `f` and sends exactly `summary` as its compaction summary (when the oracle is
+/// installed; [`need_oracle`] fails the run where it must be).
+fn assert_pi_sends(f: &std::path::Path, summary: &str) {
+    if need_oracle() {
+        let after = oracle1(f, &["--messages"]);
+        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
+        assert_eq!(sent_summary(&after), summary);
+    }
+}
+
 /// The compaction summary real pi sends (an oracle run with `--messages`).
 fn sent_summary(after: &Value) -> String {
     after["messages"]
@@ -373,11 +383,7 @@ fn under_a_budget_an_edits_new_text_competes_and_pi_sends_it() {
         "{pins:?}"
     );
     // Real pi loads it and sends exactly this summary first.
-    if need_oracle() {
-        let after = oracle1(&f, &["--messages"]);
-        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
-        assert_eq!(sent_summary(&after), summary);
-    }
+    assert_pi_sends(&f, &summary);
 }
 
 #[test]
@@ -444,11 +450,7 @@ fn under_a_budget_a_scripts_lines_show_under_its_call_and_pi_sends_them() {
         rep["budget"]
     );
     // Real pi loads it and sends exactly this summary first.
-    if need_oracle() {
-        let after = oracle1(&f, &["--messages"]);
-        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
-        assert_eq!(sent_summary(&after), summary);
-    }
+    assert_pi_sends(&f, &summary);
 }
 
 #[test]
@@ -533,9 +535,5 @@ fn under_a_budget_the_users_shell_commands_compete_for_lines_and_pi_sends_them()
         "{}",
         rep["budget"]
     );
-    if need_oracle() {
-        let after = oracle1(&f, &["--messages"]);
-        assert_eq!(after["ok"], json!(true), "{}", after["error"]);
-        assert_eq!(sent_summary(&after), summary);
-    }
+    assert_pi_sends(&f, &summary);
 }
