@@ -71,7 +71,10 @@ fn read_messages(
                                 ));
                             }
                             feats[out.len()] = Some(f);
-                            if *lite && calls.contains(call_id.as_str()) {
+                            // Only the first result after its call is the call's
+                            // ([`region::pair_up`]); a second one stands alone and is shown
+                            // from its text.
+                            if *lite && calls.remove(call_id.as_str()) {
                                 blocks.retain(|b| !matches!(b, region::Block::Text(_)));
                             }
                         }
@@ -260,8 +263,8 @@ pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Ou
                 excluded: false,
                 ..
             } if !output.is_empty() => Some(extractor.features(output)),
-            // Its text is held (lite mode lets go of a result's text only when its call id is
-            // the region's, and a second result for one call is not paired).
+            // Its text is held (lite mode lets go of a result's text only when it is the first
+            // after its call in the region, the one a pair takes).
             Kind::ToolResult { blocks, .. }
                 if blocks.iter().any(|b| matches!(b, region::Block::Text(_))) =>
             {

@@ -753,6 +753,33 @@ fn a_result_without_its_call_keeps_its_key_lines_and_names_its_entry() {
 }
 
 #[test]
+fn a_second_result_for_one_call_is_shown_with_its_text() {
+    // A call answered twice (a retried delivery): pi sends both results; the first is the
+    // call's, the second stands alone. Reading the region without holding the paired outputs'
+    // text must not let go of the second's.
+    let mut lines = budget_lines(40);
+    let at = lines
+        .iter()
+        .position(|l| l["message"]["toolCallId"] == json!("c1"))
+        .unwrap();
+    let mut dup = lines[at].clone();
+    dup["id"] = json!("dup00001");
+    dup["parentId"] = lines[at]["id"].clone();
+    dup["message"]["content"] = json!([{"type":"text",
+        "text":"a second delivery\npanicked at src/net/retry_policy.rs:88:5\n"}]);
+    lines[at + 1]["parentId"] = json!("dup00001");
+    lines.insert(at + 1, dup);
+    let (l, dir) = load_lines("dupresult", &lines);
+    let plan = budget_plan(&l, ratio(0.30));
+    let summary = &plan.summary;
+    assert!(
+        summary.contains("**Tool result `read`** (its call is not in this history):\n```\na second delivery\npanicked at src/net/retry_policy.rs:88:5"),
+        "{summary}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
 fn key_lines_keep_distinctive_lines_in_order_and_mark_the_cuts() {
     use crate::compact::render::key_lines;
     let plain: String = (0..40)
