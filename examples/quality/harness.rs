@@ -905,9 +905,11 @@ pub fn missed_facts(case: &Case, text: &str) -> Vec<String> {
 }
 
 /// How many of `missed` sit in an output whose call the summary names by its pair id (`(t12;
-/// …)`), so that one `pi-shake recall t12` (the `shake_recall` tool inside pi) reads them back.
-/// `copy` is the compacted prefix: its lines give each call's id (`t{line}`, `t{line}_{k}`) and
-/// each result's stored text.
+/// …)`), or in an output outside the pairs whose entry it names (`` `ls` (7c6d2c79; 8 of 13
+/// lines) ``: a shell command the user ran, a result without its call), so that one `pi-shake
+/// recall t12` (the `shake_recall` tool inside pi) reads them back. `copy` is the compacted
+/// prefix: its lines give each call's id (`t{line}`, `t{line}_{k}`) and each result's stored
+/// text.
 pub fn recallable(case: &Case, copy: &Path, summary: &str, missed: &[String]) -> usize {
     let Ok(text) = std::fs::read_to_string(copy) else {
         return 0;
@@ -929,7 +931,15 @@ pub fn recallable(case: &Case, copy: &Path, summary: &str, missed: &[String]) ->
             continue;
         };
         let m = &v["message"];
-        if m["role"] == "assistant" {
+        // Named by its entry id: `(7c6d2c79; …` or `… history; 7c6d2c79; …`.
+        let entry_named = || {
+            v["id"]
+                .as_str()
+                .is_some_and(|e| summary.contains(&format!("{e}; ")))
+        };
+        if m["role"] == "bashExecution" && entry_named() {
+            held.push(m["output"].as_str().unwrap_or("").to_string());
+        } else if m["role"] == "assistant" {
             let calls = m["content"].as_array().into_iter().flatten();
             for (k, c) in calls.filter(|b| b["type"] == "toolCall").enumerate() {
                 let id = if k == 0 {
@@ -940,8 +950,11 @@ pub fn recallable(case: &Case, copy: &Path, summary: &str, missed: &[String]) ->
                 ids.insert(c["id"].as_str().unwrap_or("").to_string(), id);
             }
         } else if m["role"] == "toolResult"
-            && let Some(id) = m["toolCallId"].as_str().and_then(|c| ids.get(c))
-            && named.contains(id.as_str())
+            && (m["toolCallId"]
+                .as_str()
+                .and_then(|c| ids.get(c))
+                .is_some_and(|id| named.contains(id.as_str()))
+                || entry_named())
         {
             held.push(match &m["content"] {
                 Value::String(t) => t.clone(),

@@ -173,17 +173,33 @@ fn recallable_counts_missed_facts_in_outputs_the_summary_names_by_id() {
         result("c2", "ok gamma_delta_2"),
         msg(serde_json::json!({"role": "assistant", "content": [call("c3")]})),
         result("c3", "ok eps_zeta_3"),
+        // Outputs outside the pairs, named by entry id: a `!` command and a result without
+        // its call.
+        serde_json::json!({"type": "message", "id": "bx000001", "message": {"role": "bashExecution", "command": "ls", "output": "ok eta_theta_5"}}).to_string(),
+        serde_json::json!({"type": "message", "id": "or000001", "message": {"role": "toolResult", "toolCallId": "gone", "content": [{"type": "text", "text": "ok iota_kappa_6"}]}}).to_string(),
     ];
     let copy = temp_dir("recallable").join("copy.jsonl");
     std::fs::write(&copy, lines.join("\n") + "\n").unwrap();
     let case = case_of(prepared());
     let summary = "**bash** `a` (t2; 1 of 3 lines):\n…\n**bash** `c` (t5; error; 1 of 2 lines):\n";
-    let missed: Vec<String> = ["alpha_beta_1", "gamma_delta_2", "eps_zeta_3", "nowhere_4"]
-        .map(String::from)
-        .to_vec();
-    // t2 and t5 are named (alpha, eps); t2_2 (gamma) is not; nowhere_4 is in no output.
+    let missed: Vec<String> = [
+        "alpha_beta_1",
+        "gamma_delta_2",
+        "eps_zeta_3",
+        "nowhere_4",
+        "eta_theta_5",
+        "iota_kappa_6",
+    ]
+    .map(String::from)
+    .to_vec();
+    // t2 and t5 are named (alpha, eps); t2_2 (gamma) is not; nowhere_4 is in no output; the
+    // command and the lone result are not named here.
     assert_eq!(harness::recallable(&case, &copy, summary, &missed), 2);
     assert_eq!(harness::recallable(&case, &copy, "no headers", &missed), 0);
+    let named = format!(
+        "{summary}`ls` (bx000001; output of 1 line not kept)\n**Tool result `bash`** (its call is not in this history; or000001; 1 of 2 lines):\n"
+    );
+    assert_eq!(harness::recallable(&case, &copy, &named, &missed), 4);
 }
 
 #[test]
