@@ -352,7 +352,7 @@ pub type Fill<'a> = dyn FnMut(usize, &mut Option<(String, String)>) -> anyhow::R
 
 /// Under a budget, what the selection kept of the outputs outside the pairs (a shell command
 /// the user ran, a tool result whose call is not in the region), by message index: `None` for a
-/// message whose output does not compete (shown in [`key_lines`] windows, as on the threshold
+/// message whose output does not compete (shown in `key_lines` windows, as on the threshold
 /// path), `Some(None)` when it keeps no line, else its `(note, kept lines)`.
 pub type Loose<'a> = dyn Fn(usize) -> Option<Option<(String, String)>> + 'a;
 
@@ -457,8 +457,9 @@ fn dropped_line(run: &[&Pair], o: &RenderOptions) -> Option<String> {
     }
 }
 
-/// A shell command the user ran (`!cmd`): the command, the output it showed the agent (which
-/// shrinks with the user's text), and how it ended.
+/// A shell command the user ran (`!cmd`): the command, the output it showed the agent (under a
+/// budget the lines the selection kept, `selected`; otherwise a window that shrinks with the
+/// user's text), and how it ended.
 fn shell_command(
     entry_id: &str,
     (command, output): (&str, &str),
