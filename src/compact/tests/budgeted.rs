@@ -634,6 +634,14 @@ fn a_users_shell_output_shrinks_with_the_users_text() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// What follows `head` in `summary` up to the next `)`: a header's note (`3 of 12 lines`).
+fn note_after<'s>(summary: &'s str, head: &str) -> &'s str {
+    let at = summary
+        .find(head)
+        .unwrap_or_else(|| panic!("no {head:?} in {summary}"));
+    summary[at + head.len()..].split(')').next().unwrap_or("")
+}
+
 /// A test run's output: 60 lines of progress, `middle`, then 60 passing tests (no distinctive
 /// string outside `middle`).
 fn test_run_output(middle: &[&str]) -> String {
@@ -671,9 +679,10 @@ fn a_users_long_shell_output_keeps_its_key_lines_not_its_ends() {
         let plan = budget_plan(&l, ratio(r));
         let summary = &plan.summary;
         // Cut, so it names its entry: `pi-shake recall bx000002` reads it whole.
-        let head = "### User ran a shell command\n\n`cargo test` (bx000002; ";
-        let at = summary.find(head).unwrap_or_else(|| panic!("{summary}"));
-        let note = summary[at + head.len()..].split(')').next().unwrap_or("");
+        let note = note_after(
+            summary,
+            "### User ran a shell command\n\n`cargo test` (bx000002; ",
+        );
         assert!(note.ends_with(" of 123 lines"), "at {r}: {note}");
         assert!(
             summary.contains("src/auth/session_store.rs:214:9"),
@@ -741,9 +750,10 @@ fn a_result_without_its_call_keeps_its_key_lines_and_names_its_entry() {
     let (l, dir) = load_lines("orphankey", &lines);
     let plan = budget_plan(&l, ratio(0.05));
     let summary = &plan.summary;
-    let head = "**Tool result `bash`** (its call is not in this history; or000001; ";
-    let at = summary.find(head).unwrap_or_else(|| panic!("{summary}"));
-    let note = summary[at + head.len()..].split(')').next().unwrap_or("");
+    let note = note_after(
+        summary,
+        "**Tool result `bash`** (its call is not in this history; or000001; ",
+    );
     assert!(note.ends_with(" of 122 lines"), "{note}");
     assert!(
         summary.contains("src/auth/session_store.rs:214:9"),
