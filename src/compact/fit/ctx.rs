@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::factors::factor;
+use super::factors::{SUPERSEDED, factor};
 use super::levels::Level;
 use super::{BARE_MARKERS_BELOW, FILE_TEXT_TOOLS, WRITTEN_FACTOR};
 use crate::compact::budget::{self, Candidate};
@@ -382,19 +382,25 @@ pub(super) fn context<'p>(
         });
         ctx.script_of[*i] = Some(ctx.script_base + k);
     }
-    // The outputs outside the pairs compete like a call's output with no later-pair facts: a
-    // command's (the user's `!cmd`, a result's of a tool not in `FILE_TEXT_TOOLS`) with the
-    // position worth. The command line or result header shows anyway; a kept line adds the
-    // fence and the note.
+    // The outputs outside the pairs compete like a call's output: a command's (the user's
+    // `!cmd`, a result's of a tool not in `FILE_TEXT_TOOLS`) with the position worth, a `!cmd`
+    // run again later as superseded; no other later-pair fact applies. The command line or
+    // result header shows anyway; a kept line adds the fence and the note.
     ctx.loose_base = ctx.cands.len();
     for (k, (mi, _)) in prep.loose.iter().enumerate() {
         let positional = match &prep.msgs[*mi].kind {
             Kind::ToolResult { tool, .. } => !FILE_TEXT_TOOLS.contains(&tool.as_str()),
             _ => true,
         };
+        let superseded = prep
+            .facts
+            .bang_superseded
+            .get(*mi)
+            .copied()
+            .unwrap_or(false);
         ctx.cands.push(Candidate {
             eligible: true,
-            factor: 1.0,
+            factor: if superseded { SUPERSEDED } else { 1.0 },
             header: LOOSE_HEADER,
             open: false,
             positional,

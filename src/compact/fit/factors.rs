@@ -1,20 +1,27 @@
 //! The value model's per-pair factors ([`factor`]): what later pairs tell about a pair
-//! ([`PairFacts`]: superseded by a later identical call, a read rewritten whole, an error
-//! resolved later, a file edited later), whether the user's words name its file, its pin and
-//! tool kind, and an external scorer's prior.
+//! ([`PairFacts`]: superseded by a later identical call or shell command, a read rewritten
+//! whole, an error resolved later, a file edited later), whether the user's words name its
+//! file, its pin and tool kind, and an external scorer's prior.
 
 use std::collections::HashSet;
 
 use super::WRITTEN_FACTOR;
 use crate::compact::named::{NAMED_NOW, USER_NAMED, named_file};
-use crate::compact::region::{Pair, Pin, normalised_args, same_key};
+use crate::compact::region::{Kind, Pair, Pin, RMsg, normalised_args, same_key};
 use crate::score::PairScore;
+
+/// The factor of an output a later identical run succeeded after (its state is older news).
+pub(crate) const SUPERSEDED: f32 = 0.4;
 
 /// What later pairs tell about a pair (for its factor).
 #[derive(Clone, Debug, Default)]
 pub struct PairFacts {
-    /// A later identical call (same tool and normalised arguments) succeeded.
+    /// A later identical call (same tool and normalised arguments) succeeded, or, for a
+    /// `bash` call, the user ran its command later with `!` and it exited 0 ([`reruns`]).
     pub superseded: Vec<bool>,
+    /// By region message: a user's `!cmd` whose command ran again later and succeeded (the
+    /// user's `!` or the agent's `bash`) ([`reruns`]).
+    pub bang_superseded: Vec<bool>,
     /// A `read` whose file is written whole later.
     pub rewritten: Vec<bool>,
     /// A call on a path the session edits or writes later.
@@ -90,6 +97,7 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
     let n = pairs.len();
     let mut f = PairFacts {
         superseded: vec![false; n],
+        bang_superseded: Vec::new(),
         rewritten: vec![false; n],
         edited_later: vec![false; n],
         resolved: vec![false; n],
@@ -115,6 +123,76 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
     f
 }
 
+/// A user's shell command (`!cmd`) whose output is in the context, and whether it succeeded.
+fn bang(m: &RMsg) -> Option<(&str, bool)> {
+    match &m.kind {
+        Kind::Bash {
+            command,
+            exit_code,
+            cancelled,
+            excluded: false,
+            ..
+        } => Some((command.trim(), *exit_code == Some(0) && !*cancelled)),
+        _ => None,
+    }
+}
+
+/// A `bash` call's command, and whether it succeeded (it has a result that is not an error).
+fn bash_call(p: &Pair) -> Option<(&str, bool)> {
+    (p.tool == "bash")
+        .then(|| p.arg("command"))
+        .flatten()
+        .map(|c| (c.trim(), p.result_msg.is_some() && !p.is_error))
+}
+
+/// Shell commands run again: the user's `!cmd` and the agent's `bash` calls supersede each
+/// other like two identical calls do, the later successful run carrying the current state.
+/// Sets [`PairFacts::superseded`] of a `bash` pair whose command the user ran later with `!`,
+/// and [`PairFacts::bang_superseded`] of a `!cmd` that the user or the agent ran again later
+/// (in the region, `msgs` and `pairs`, or in the kept part, `kept` and `later`). A `bash`
+/// call's supersession by a later call stays [`pair_facts`]'s (same normalised arguments).
+pub fn reruns(facts: &mut PairFacts, msgs: &[RMsg], pairs: &[Pair], kept: &[RMsg], later: &[Pair]) {
+    // Commands that ran later and succeeded: by the user (`!`), and by the agent (`bash`).
+    let mut by_user: HashSet<&str> = kept
+        .iter()
+        .filter_map(bang)
+        .filter(|b| b.1)
+        .map(|b| b.0)
+        .collect();
+    let mut by_agent: HashSet<&str> = later
+        .iter()
+        .filter_map(bash_call)
+        .filter(|b| b.1)
+        .map(|b| b.0)
+        .collect();
+    // The region's runs in session order (a call's where its result is): message, pair (none
+    // for the user's), command, success.
+    let mut runs: Vec<(usize, Option<usize>, &str, bool)> = msgs
+        .iter()
+        .enumerate()
+        .filter_map(|(j, m)| bang(m).map(|(cmd, ok)| (j, None, cmd, ok)))
+        .chain(pairs.iter().enumerate().filter_map(|(i, p)| {
+            let at = p.result_msg.unwrap_or(p.call_msg);
+            bash_call(p).map(|(cmd, ok)| (at, Some(i), cmd, ok))
+        }))
+        .collect();
+    runs.sort_unstable_by_key(|r| (r.0, r.1));
+    facts.bang_superseded = vec![false; msgs.len()];
+    for (j, pair, cmd, ok) in runs.into_iter().rev() {
+        if let Some(i) = pair {
+            facts.superseded[i] |= by_user.contains(cmd);
+            if ok {
+                by_agent.insert(cmd);
+            }
+        } else {
+            facts.bang_superseded[j] = by_user.contains(cmd) || by_agent.contains(cmd);
+            if ok {
+                by_user.insert(cmd);
+            }
+        }
+    }
+}
+
 fn is_web(tool: &str) -> bool {
     let t = tool.to_ascii_lowercase();
     ["search", "fetch", "web", "browse", "http", "url"]
@@ -138,7 +216,7 @@ pub(super) fn factor(
     let mut why = Vec::new();
     // What later pairs tell, in this order: (holds, factor, reason).
     for (holds, k, reason) in [
-        (&facts.superseded, 0.4, "superseded"),
+        (&facts.superseded, SUPERSEDED, "superseded"),
         (&facts.rewritten, 0.5, "rewritten"),
         (&facts.resolved, 0.5, "resolvedError"),
         (&facts.edited_later, 1.25, "editedLater"),
@@ -209,5 +287,118 @@ mod tests {
         assert!(why.contains(&"userNamed") && why_now.contains(&"namedNow"));
         assert!((named / plain - USER_NAMED).abs() < 1e-6, "{named} {plain}");
         assert!((now / plain - NAMED_NOW).abs() < 1e-6, "{now} {plain}");
+    }
+
+    /// A region of `runs` in order: `("!", cmd, exit)` a user's `!cmd` (`"!!"` one pi keeps out
+    /// of the context), `("bash", cmd, exit)` the agent's call and its result (exit 0 a success).
+    fn shell_runs(runs: &[(&str, &str, i64)]) -> (Vec<RMsg>, Vec<Pair>) {
+        let (mut msgs, mut pairs) = (Vec::new(), Vec::new());
+        let msg = |kind| RMsg {
+            pos: 0,
+            entry_id: String::new(),
+            kind,
+        };
+        for (who, cmd, exit) in runs {
+            if who.starts_with('!') {
+                msgs.push(msg(Kind::Bash {
+                    command: format!("{cmd}\n"),
+                    output: "out".into(),
+                    exit_code: Some(*exit),
+                    cancelled: false,
+                    excluded: *who == "!!",
+                }));
+                continue;
+            }
+            let mut p = pair("bash", "");
+            p.args = json!({ "command": cmd }).into();
+            (p.call_msg, p.result_msg, p.is_error) = (msgs.len(), Some(msgs.len() + 1), *exit != 0);
+            msgs.push(msg(Kind::Other("assistant".into())));
+            msgs.push(msg(Kind::Other("toolResult".into())));
+            pairs.push(p);
+        }
+        (msgs, pairs)
+    }
+
+    /// [`reruns`] on a region and a kept part: which pairs and which `!` messages (by message
+    /// index) are superseded.
+    fn superseded(
+        region: &[(&str, &str, i64)],
+        kept: &[(&str, &str, i64)],
+    ) -> (Vec<bool>, Vec<usize>) {
+        let (msgs, pairs) = shell_runs(region);
+        let (kept, later) = shell_runs(kept);
+        let mut facts = pair_facts(&pairs, &later, "", "");
+        reruns(&mut facts, &msgs, &pairs, &kept, &later);
+        let bangs = (0..msgs.len())
+            .filter(|&j| facts.bang_superseded[j])
+            .collect();
+        (facts.superseded, bangs)
+    }
+
+    #[test]
+    fn a_shell_command_run_again_by_the_user_or_the_agent_is_superseded() {
+        // The user's `!cargo test` after the agent's: the call's output is older news, and the
+        // other way round.
+        assert_eq!(
+            superseded(&[("bash", "cargo test", 0), ("!", "cargo test", 0)], &[]),
+            (vec![true], vec![])
+        );
+        assert_eq!(
+            superseded(&[("!", "cargo test", 0), ("bash", "cargo test", 0)], &[]),
+            (vec![false], vec![0])
+        );
+        assert_eq!(
+            superseded(&[("!", "cargo test", 1), ("!", " cargo test", 0)], &[]),
+            (vec![], vec![0])
+        );
+        // A run in the kept part supersedes the region's.
+        assert_eq!(
+            superseded(
+                &[("!", "make", 0), ("bash", "make", 0)],
+                &[("!", "make", 0)]
+            ),
+            (vec![true], vec![0])
+        );
+        assert_eq!(
+            superseded(&[("!", "make", 0)], &[("bash", "make", 0)]),
+            (vec![], vec![0])
+        );
+        // Not: a later failing run, another command, an earlier run, a run the model never saw
+        // (`!!`), and a `!!` itself is no context to supersede.
+        assert_eq!(
+            superseded(&[("bash", "cargo test", 0), ("!", "cargo test", 101)], &[]),
+            (vec![false], vec![])
+        );
+        assert_eq!(
+            superseded(&[("!", "cargo test", 0), ("bash", "cargo test -q", 0)], &[]),
+            (vec![false], vec![])
+        );
+        assert_eq!(
+            superseded(&[("!", "ls", 0)], &[("bash", "ls", 1), ("!!", "ls", 0)]),
+            (vec![], vec![])
+        );
+        assert_eq!(
+            superseded(&[("!!", "ls", 0), ("!", "ls", 0)], &[]),
+            (vec![], vec![])
+        );
+        // A call superseded by a later identical call stays so ([`pair_facts`]).
+        assert_eq!(
+            superseded(&[("bash", "ls", 0), ("bash", "ls", 0)], &[]),
+            (vec![true, false], vec![])
+        );
+    }
+
+    #[test]
+    fn a_superseded_command_is_worth_less() {
+        let (msgs, pairs) = shell_runs(&[("bash", "cargo test", 0), ("!", "cargo test", 0)]);
+        let mut facts = pair_facts(&pairs, &[], "", "");
+        let (before, _) = factor(0, &pairs[0], None, &facts, None);
+        reruns(&mut facts, &msgs, &pairs, &[], &[]);
+        let (after, why) = factor(0, &pairs[0], None, &facts, None);
+        assert!(why.contains(&"superseded"), "{why:?}");
+        assert!(
+            (after / before - SUPERSEDED).abs() < 1e-6,
+            "{after} {before}"
+        );
     }
 }

@@ -542,7 +542,7 @@ mod levels;
 mod outcome;
 mod weights;
 use ctx::{Ctx, context};
-pub use factors::{PairFacts, pair_facts};
+pub use factors::{PairFacts, pair_facts, reruns};
 use fill::fill;
 use levels::*;
 use outcome::{Fitted, own_scores, pair_reports, warnings};

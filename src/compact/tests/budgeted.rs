@@ -459,13 +459,20 @@ fn call_headers_name_paths_relative_to_the_cwd() {
 }
 
 /// `budget_lines(40)` with `entry` (its `id` and `parentId` set here) after the first message.
-fn after_first_message(id: &str, mut entry: Value) -> Vec<Value> {
+fn after_first_message(id: &str, entry: Value) -> Vec<Value> {
     let mut lines = budget_lines(40);
-    entry["id"] = json!(id);
-    entry["parentId"] = lines[1]["id"].clone();
-    lines[2]["parentId"] = json!(id);
-    lines.insert(2, entry);
+    insert_after(&mut lines, 1, id, entry);
     lines
+}
+
+/// Put `entry` (its `id` and `parentId` set here) into the chain `lines` after line `at`.
+fn insert_after(lines: &mut Vec<Value>, at: usize, id: &str, mut entry: Value) {
+    entry["id"] = json!(id);
+    entry["parentId"] = lines[at]["id"].clone();
+    if let Some(next) = lines.get_mut(at + 1) {
+        next["parentId"] = json!(id);
+    }
+    lines.insert(at + 1, entry);
 }
 
 /// `budget_lines(40)` with a compaction carrying `prev` after its first message.
@@ -1634,5 +1641,55 @@ proptest::proptest! {
             }
             proptest::prop_assert!(used <= 2 * window, "{used} chars for a {window}-char window");
         }
+    }
+}
+
+/// A user's `!command` run (pi's `bashExecution`) printing `output` and exiting with `exit`.
+fn shell_run(command: &str, output: &str, exit: i64) -> Value {
+    json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
+        "message":{"role":"bashExecution","command":command,"output":output,
+            "exitCode":exit,"cancelled":false,"truncated":false,"timestamp":1}})
+}
+
+#[test]
+fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
+    // `!cargo test` failing early in the region, the agent's fixes, then `!cargo test` again
+    // passing: the first run's lines are older news, like a call's that a later identical call
+    // repeated, so they are worth less than another command's.
+    let first = test_run_output(&[
+        "---- tests::login_after_expiry stdout ----",
+        "panicked at src/auth/session_store.rs:214:9",
+    ]);
+    let kept_of_first = |rerun: &str| {
+        let mut lines = after_first_message("bx000004", shell_run("cargo test", &first, 101));
+        // After turn 20's last message (line 1 is turn 0's first, 12 or 13 lines a turn).
+        let at = lines
+            .iter()
+            .position(|l| l["message"]["content"][0]["text"] == json!("Fixed module_20."))
+            .unwrap();
+        let again = test_run_output(&["test result: ok. 121 passed; finished in 0.42s"]);
+        insert_after(&mut lines, at, "bx000005", shell_run(rerun, &again, 0));
+        let (l, dir) = load_lines(&format!("rerun-{}", rerun.len()), &lines);
+        let kept: Vec<usize> = [0.30, 0.10]
+            .into_iter()
+            .map(|r| {
+                let plan = budget_plan(&l, ratio(r));
+                let note = note_after(&plan.summary, "`cargo test` (bx000004; ");
+                note.split(' ')
+                    .next()
+                    .and_then(|k| k.parse().ok())
+                    .unwrap_or(0)
+            })
+            .collect();
+        std::fs::remove_dir_all(dir).ok();
+        kept
+    };
+    let superseded = kept_of_first("cargo test");
+    let other = kept_of_first("cargo test --doc");
+    for (s, o) in superseded.iter().zip(&other) {
+        assert!(
+            s < o,
+            "kept {superseded:?} of the first run, {other:?} beside another command"
+        );
     }
 }
