@@ -333,10 +333,15 @@ fn pi_mono_prefix(fixture: &str, lines: usize, tag: &str) -> std::path::PathBuf 
 
 /// The summary of the compaction `f` ends with.
 fn last_compaction_summary(f: &std::path::Path) -> String {
+    last_compaction(f)["summary"].as_str().unwrap().to_string()
+}
+
+/// The file's last line, a compaction.
+fn last_compaction(f: &std::path::Path) -> Value {
     let text = std::fs::read_to_string(f).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], json!("compaction"));
-    last["summary"].as_str().unwrap().to_string()
+    last
 }
 
 /// Each line of `summary` starting with `label`, with the line above it (its call line);
@@ -534,6 +539,29 @@ fn under_a_budget_the_users_shell_commands_compete_for_lines_and_pi_sends_them()
         lines[0].as_u64().unwrap() >= 1 && lines[1].as_u64().unwrap() >= 7,
         "{}",
         rep["budget"]
+    );
+    // One by one in `budget.otherOutputs`, summing to the count: the listing by the entry its
+    // header names, none of its 5 lines kept, and nothing ran it again.
+    let others = rep["budget"]["otherOutputs"].as_array().unwrap();
+    let sum = |i: usize| {
+        others
+            .iter()
+            .map(|o| o["lines"][i].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(json!([sum(0), sum(1)]), *lines, "{others:?}");
+    let listing = others
+        .iter()
+        .find(|o| o["entryId"] == json!(entry))
+        .unwrap();
+    assert_eq!(
+        *listing,
+        json!({"entryId": entry, "kind": "command", "lines": [0, 5], "factor": 1.0, "why": []})
+    );
+    assert_eq!(
+        rep["budget"],
+        last_compaction(&f)["details"]["budget"],
+        "details carry the same budget"
     );
     assert_pi_sends(&f, &summary);
 }

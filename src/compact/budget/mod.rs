@@ -513,8 +513,29 @@ pub struct BudgetReport {
     /// whose call is not in the region), of their lines (when the region has any).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_output_lines: Option<[usize; 2]>,
+    /// Those outputs one by one, in session order (when the region has any).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_outputs: Vec<OtherOutput>,
     /// The shrink steps applied to fit (in order), empty when nothing had to shrink.
     pub shrunk: Vec<String>,
+}
+
+/// An output outside the pairs under a budget (`budget.otherOutputs`): what the selection kept
+/// of it and why its lines were worth what they were.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OtherOutput {
+    /// Its entry's id, as its header names it (`pi-shake recall` reads it whole).
+    pub entry_id: String,
+    /// `command` (a shell command the user ran with `!`) or `result` (a tool result whose call
+    /// is not in the region).
+    pub kind: &'static str,
+    /// `[kept, total]` lines.
+    pub lines: [usize; 2],
+    /// The factor on its strings' worth (3 decimals) and the reasons for it (`superseded`: the
+    /// command ran again later and succeeded).
+    pub factor: f64,
+    pub why: Vec<&'static str>,
 }
 
 mod ids;

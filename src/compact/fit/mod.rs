@@ -63,7 +63,7 @@ use anyhow::Result;
 
 use super::Decision;
 use super::budget::{self, BudgetReport, BudgetSpec, Weights};
-use super::region::Pin;
+use super::region::{Kind, Pin};
 use super::render;
 use super::report::Counts;
 use super::{CompactPlan, Fetch, Prepared, fetch_output};
@@ -333,16 +333,35 @@ pub fn finish(
             }
         })
         .collect();
-    let other_output_lines = prep
+    let other_outputs: Vec<budget::OtherOutput> = prep
         .loose
         .iter()
         .enumerate()
-        .map(|(k, (_, f))| {
-            [
-                budget::lines_kept(f, &sel[ctx.loose_base + k]),
-                f.lines as usize,
-            ]
+        .map(|(k, (mi, f))| {
+            let factor = ctx.cands[ctx.loose_base + k].factor;
+            let m = &prep.msgs[*mi];
+            budget::OtherOutput {
+                entry_id: m.entry_id.clone(),
+                kind: match m.kind {
+                    Kind::Bash { .. } => "command",
+                    _ => "result",
+                },
+                lines: [
+                    budget::lines_kept(f, &sel[ctx.loose_base + k]),
+                    f.lines as usize,
+                ],
+                factor: (f64::from(factor) * 1000.0).round() / 1000.0,
+                why: if prep.facts.bang_superseded.get(*mi) == Some(&true) {
+                    vec!["superseded"]
+                } else {
+                    Vec::new()
+                },
+            }
         })
+        .collect();
+    let other_output_lines = other_outputs
+        .iter()
+        .map(|o| o.lines)
         .reduce(|[k, t], [a, b]| [k + a, t + b]);
     let carried_lines = prep.carried.as_ref().map(|c| {
         c.feats().zip(&sel[n..]).fold([0, 0], |[k, t], (f, s)| {
@@ -403,6 +422,7 @@ pub fn finish(
             .copied()
             .reduce(|[k, t], [a, b]| [k + a, t + b]),
         other_output_lines,
+        other_outputs,
         shrunk,
     };
     Ok(CompactPlan::assemble(

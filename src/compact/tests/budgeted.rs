@@ -1675,10 +1675,31 @@ fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
             .map(|r| {
                 let plan = budget_plan(&l, ratio(r));
                 let note = note_after(&plan.summary, "`cargo test` (bx000004; ");
-                note.split(' ')
+                let kept = note
+                    .split(' ')
                     .next()
                     .and_then(|k| k.parse().ok())
-                    .unwrap_or(0)
+                    .unwrap_or(0);
+                // `details` says the same, and why.
+                let b = plan.budget.unwrap();
+                let first = &b.other_outputs[0];
+                assert_eq!(
+                    (first.entry_id.as_str(), first.kind, first.lines),
+                    ("bx000004", "command", [kept, 123])
+                );
+                let superseded = rerun == "cargo test";
+                assert_eq!(
+                    first.why,
+                    if superseded {
+                        vec!["superseded"]
+                    } else {
+                        vec![]
+                    }
+                );
+                assert_eq!(first.factor, if superseded { 0.4 } else { 1.0 });
+                assert_eq!(b.other_outputs[1].entry_id, "bx000005");
+                assert!(b.other_outputs[1].why.is_empty());
+                kept
             })
             .collect();
         std::fs::remove_dir_all(dir).ok();
