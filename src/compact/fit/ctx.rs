@@ -392,15 +392,13 @@ pub(super) fn context<'p>(
             Kind::ToolResult { tool, .. } => !FILE_TEXT_TOOLS.contains(&tool.as_str()),
             _ => true,
         };
-        let superseded = prep
-            .facts
-            .bang_superseded
-            .get(*mi)
-            .copied()
-            .unwrap_or(false);
         ctx.cands.push(Candidate {
             eligible: true,
-            factor: if superseded { SUPERSEDED } else { 1.0 },
+            factor: if prep.facts.bang_superseded_at(*mi) {
+                SUPERSEDED
+            } else {
+                1.0
+            },
             header: LOOSE_HEADER,
             open: false,
             positional,

@@ -34,6 +34,13 @@ pub struct PairFacts {
     pub named_now: Vec<bool>,
 }
 
+impl PairFacts {
+    /// Whether region message `mi` is a user's `!cmd` run again later ([`reruns`]).
+    pub fn bang_superseded_at(&self, mi: usize) -> bool {
+        self.bang_superseded.get(mi) == Some(&true)
+    }
+}
+
 /// Which pairs work on a file that `words` name ([`named_file`]).
 fn named_in(pairs: &[Pair], words: &str) -> Vec<bool> {
     pairs
@@ -153,18 +160,18 @@ fn bash_call(p: &Pair) -> Option<(&str, bool)> {
 /// call's supersession by a later call stays [`pair_facts`]'s (same normalised arguments).
 pub fn reruns(facts: &mut PairFacts, msgs: &[RMsg], pairs: &[Pair], kept: &[RMsg], later: &[Pair]) {
     // Commands that ran later and succeeded: by the user (`!`), and by the agent (`bash`).
-    let mut by_user: HashSet<&str> = kept
-        .iter()
-        .filter_map(bang)
-        .filter(|b| b.1)
-        .map(|b| b.0)
-        .collect();
-    let mut by_agent: HashSet<&str> = later
-        .iter()
-        .filter_map(bash_call)
-        .filter(|b| b.1)
-        .map(|b| b.0)
-        .collect();
+    fn succeeded<'a, T>(
+        runs: &'a [T],
+        run: fn(&'a T) -> Option<(&'a str, bool)>,
+    ) -> HashSet<&'a str> {
+        runs.iter()
+            .filter_map(run)
+            .filter(|r| r.1)
+            .map(|r| r.0)
+            .collect()
+    }
+    let mut by_user = succeeded(kept, bang);
+    let mut by_agent = succeeded(later, bash_call);
     // The region's runs in session order (a call's where its result is): message, pair (none
     // for the user's), command, success.
     let mut runs: Vec<(usize, Option<usize>, &str, bool)> = msgs

@@ -351,7 +351,7 @@ pub fn finish(
                     f.lines as usize,
                 ],
                 factor: (f64::from(factor) * 1000.0).round() / 1000.0,
-                why: if prep.facts.bang_superseded.get(*mi) == Some(&true) {
+                why: if prep.facts.bang_superseded_at(*mi) {
                     vec!["superseded"]
                 } else {
                     Vec::new()
