@@ -16,7 +16,8 @@ pub(crate) const SUPERSEDED: f32 = 0.4;
 /// What later pairs tell about a pair (for its factor).
 #[derive(Clone, Debug, Default)]
 pub struct PairFacts {
-    /// A later identical call (same tool and normalised arguments) succeeded, or, for a
+    /// A later identical call (same tool and normalised arguments; for `bash`, the same
+    /// command, whatever lines of its output it shows) succeeded, or, for a
     /// `bash` call, the user ran its command later with `!` and it exited 0 ([`reruns`]).
     pub superseded: Vec<bool>,
     /// By region message: a user's `!cmd` whose command ran again later and succeeded (the
@@ -59,11 +60,50 @@ struct Keys {
 
 impl Keys {
     fn of(p: &Pair) -> Keys {
+        // A shell call is the same run as another with the same command, whatever else its
+        // arguments say (a timeout) and however much of the output it asked to see.
+        let norm = match bash_call(p) {
+            Some((cmd, _)) => format!("{}\u{0}{cmd}", p.tool),
+            None => format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
+        };
         Keys {
-            norm: format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
+            norm,
             same: same_key(&p.tool, &p.args),
         }
     }
+}
+
+/// A shell command as a run of it: without `2>&1` and without the trailing `| head`/`| tail`
+/// that only choose how many lines of its output to see (`npm run build 2>&1 | tail -20` and
+/// `npm run build | tail -5` are one build), its whitespace collapsed. Other pipes (a `grep`)
+/// change what is shown, so they stay.
+pub(crate) fn command_key(cmd: &str) -> String {
+    /// `head` or `tail` with only a line count (`-20`, `-n 20`, `-n20`, `-n +3`, `--lines=20`).
+    fn line_filter(stage: &str) -> bool {
+        let mut words = stage.split_whitespace();
+        if !matches!(words.next(), Some("head" | "tail")) {
+            return false;
+        }
+        let count = |w: &str| {
+            let w = w.trim_start_matches(['-', '+']);
+            !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit())
+        };
+        words.all(|w| {
+            w == "-n"
+                || count(w)
+                || w.strip_prefix("-n").is_some_and(count)
+                || w.strip_prefix("--lines=").is_some_and(count)
+        })
+    }
+    let words: Vec<&str> = cmd.split_whitespace().filter(|w| *w != "2>&1").collect();
+    let mut key = words.join(" ");
+    while let Some(at) = key.rfind('|') {
+        if key[..at].ends_with('|') || !line_filter(&key[at + 1..]) {
+            break;
+        }
+        key.truncate(key[..at].trim_end().len());
+    }
+    key
 }
 
 /// What the calls after the one at hand did (the backward pass's state).
@@ -130,8 +170,9 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
     f
 }
 
-/// A user's shell command (`!cmd`) whose output is in the context, and whether it succeeded.
-fn bang(m: &RMsg) -> Option<(&str, bool)> {
+/// A user's shell command (`!cmd`) whose output is in the context ([`command_key`]), and
+/// whether it succeeded.
+fn bang(m: &RMsg) -> Option<(String, bool)> {
     match &m.kind {
         Kind::Bash {
             command,
@@ -139,31 +180,30 @@ fn bang(m: &RMsg) -> Option<(&str, bool)> {
             cancelled,
             excluded: false,
             ..
-        } => Some((command.trim(), *exit_code == Some(0) && !*cancelled)),
+        } => Some((command_key(command), *exit_code == Some(0) && !*cancelled)),
         _ => None,
     }
 }
 
-/// A `bash` call's command, and whether it succeeded (it has a result that is not an error).
-fn bash_call(p: &Pair) -> Option<(&str, bool)> {
+/// A `bash` call's command ([`command_key`]), and whether it succeeded (it has a result that
+/// is not an error).
+fn bash_call(p: &Pair) -> Option<(String, bool)> {
     (p.tool == "bash")
         .then(|| p.arg("command"))
         .flatten()
-        .map(|c| (c.trim(), p.result_msg.is_some() && !p.is_error))
+        .map(|c| (command_key(c), p.result_msg.is_some() && !p.is_error))
 }
 
 /// Shell commands run again: the user's `!cmd` and the agent's `bash` calls supersede each
 /// other like two identical calls do, the later successful run carrying the current state.
 /// Sets [`PairFacts::superseded`] of a `bash` pair whose command the user ran later with `!`,
 /// and [`PairFacts::bang_superseded`] of a `!cmd` that the user or the agent ran again later
-/// (in the region, `msgs` and `pairs`, or in the kept part, `kept` and `later`). A `bash`
-/// call's supersession by a later call stays [`pair_facts`]'s (same normalised arguments).
+/// (in the region, `msgs` and `pairs`, or in the kept part, `kept` and `later`), commands
+/// compared as runs (`command_key`: the lines of the output a command asks to see do not make
+/// another run). A `bash` call's supersession by a later call stays [`pair_facts`]'s.
 pub fn reruns(facts: &mut PairFacts, msgs: &[RMsg], pairs: &[Pair], kept: &[RMsg], later: &[Pair]) {
     // Commands that ran later and succeeded: by the user (`!`), and by the agent (`bash`).
-    fn succeeded<'a, T>(
-        runs: &'a [T],
-        run: fn(&'a T) -> Option<(&'a str, bool)>,
-    ) -> HashSet<&'a str> {
+    fn succeeded<T>(runs: &[T], run: fn(&T) -> Option<(String, bool)>) -> HashSet<String> {
         runs.iter()
             .filter_map(run)
             .filter(|r| r.1)
@@ -174,7 +214,7 @@ pub fn reruns(facts: &mut PairFacts, msgs: &[RMsg], pairs: &[Pair], kept: &[RMsg
     let mut by_agent = succeeded(later, bash_call);
     // The region's runs in session order (a call's where its result is): message, pair (none
     // for the user's), command, success.
-    let mut runs: Vec<(usize, Option<usize>, &str, bool)> = msgs
+    let mut runs: Vec<(usize, Option<usize>, String, bool)> = msgs
         .iter()
         .enumerate()
         .filter_map(|(j, m)| bang(m).map(|(cmd, ok)| (j, None, cmd, ok)))
@@ -187,12 +227,12 @@ pub fn reruns(facts: &mut PairFacts, msgs: &[RMsg], pairs: &[Pair], kept: &[RMsg
     facts.bang_superseded = vec![false; msgs.len()];
     for (j, pair, cmd, ok) in runs.into_iter().rev() {
         if let Some(i) = pair {
-            facts.superseded[i] |= by_user.contains(cmd);
+            facts.superseded[i] |= by_user.contains(&cmd);
             if ok {
                 by_agent.insert(cmd);
             }
         } else {
-            facts.bang_superseded[j] = by_user.contains(cmd) || by_agent.contains(cmd);
+            facts.bang_superseded[j] = by_user.contains(&cmd) || by_agent.contains(&cmd);
             if ok {
                 by_user.insert(cmd);
             }
@@ -407,5 +447,37 @@ mod tests {
             (after / before - SUPERSEDED).abs() < 1e-6,
             "{after} {before}"
         );
+    }
+
+    #[test]
+    fn a_command_is_the_same_run_whatever_lines_of_it_are_shown() {
+        let same = [
+            "npm run build 2>&1 | tail -20",
+            "npm run build | tail -5",
+            "  npm run build 2>&1 |tail -n 3 ",
+            "npm   run build | head -n40 | tail --lines=3",
+            "npm run build",
+        ];
+        for c in same {
+            assert_eq!(command_key(c), "npm run build", "{c:?}");
+        }
+        // A filter that chooses lines by what they hold, or a `||`, is another command.
+        for c in [
+            "npm run build | grep error",
+            "npm run build || tail -5",
+            "npm run build | tail -f",
+            "npm run build | tail -5 foo.log",
+            "npm run build:prod",
+        ] {
+            assert_ne!(command_key(c), "npm run build", "{c:?}");
+        }
+        // Calls: a timeout or a line count does not make another run.
+        let (_, mut pairs) = shell_runs(&[
+            ("bash", "cargo test 2>&1 | tail -50", 0),
+            ("bash", "cargo test | tail -80", 0),
+        ]);
+        pairs[1].args = json!({ "command": "cargo test | tail -80", "timeout": 600 }).into();
+        let facts = pair_facts(&pairs, &[], "", "");
+        assert_eq!(facts.superseded, [true, false]);
     }
 }
