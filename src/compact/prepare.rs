@@ -238,8 +238,7 @@ pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Ou
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
     let (region_user, kept_user) = (user_text(&msgs), user_text(&kept));
-    let mut facts = fit::pair_facts(&pairs, &later, &region_user, &kept_user);
-    fit::reruns(&mut facts, &msgs, &pairs, &kept, &later);
+    let facts = fit::pair_facts(&msgs, &pairs, &kept, &later, &region_user, &kept_user);
     let mut feats: Vec<Option<budget::OutFeat>> = Vec::with_capacity(pairs.len());
     for pair in pairs.iter_mut() {
         let f = pair

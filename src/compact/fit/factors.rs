@@ -18,10 +18,10 @@ pub(crate) const SUPERSEDED: f32 = 0.4;
 pub struct PairFacts {
     /// A later identical call (same tool and normalised arguments; for `bash`, the same
     /// command, whatever lines of its output it shows) succeeded, or, for a
-    /// `bash` call, the user ran its command later with `!` and it exited 0 ([`reruns`]).
+    /// `bash` call, the user ran its command later with `!` and it exited 0.
     pub superseded: Vec<bool>,
     /// By region message: a user's `!cmd` whose command ran again later and succeeded (the
-    /// user's `!` or the agent's `bash`) ([`reruns`]).
+    /// user's `!` or the agent's `bash`).
     pub bang_superseded: Vec<bool>,
     /// A `read` whose file is written whole later.
     pub rewritten: Vec<bool>,
@@ -36,7 +36,7 @@ pub struct PairFacts {
 }
 
 impl PairFacts {
-    /// Whether region message `mi` is a user's `!cmd` run again later ([`reruns`]).
+    /// Whether region message `mi` is a user's `!cmd` run again later ([`pair_facts`]).
     pub fn bang_superseded_at(&self, mi: usize) -> bool {
         self.bang_superseded.get(mi) == Some(&true)
     }
@@ -52,23 +52,30 @@ fn named_in(pairs: &[Pair], words: &str) -> Vec<bool> {
 
 /// A call's normalised arguments and its same-target key, made once per call.
 struct Keys {
-    /// Tool and normalised arguments: a later identical call supersedes it.
+    /// Tool and normalised arguments: a later identical call supersedes it. A shell call is
+    /// the same run as another with the same [`command_key`], whatever else its arguments say
+    /// (a timeout) and however much of the output it asked to see.
     norm: String,
     /// [`same_key`]: a later successful call on the same target resolves its error.
     same: String,
+    /// A `bash` call's [`command_key`]: the user's later `!` run of it supersedes it too.
+    command: Option<String>,
 }
 
 impl Keys {
     fn of(p: &Pair) -> Keys {
-        // A shell call is the same run as another with the same command, whatever else its
-        // arguments say (a timeout) and however much of the output it asked to see.
-        let norm = match bash_call(p) {
-            Some((cmd, _)) => format!("{}\u{0}{cmd}", p.tool),
+        let command = (p.tool == "bash")
+            .then(|| p.arg("command"))
+            .flatten()
+            .map(command_key);
+        let norm = match &command {
+            Some(cmd) => format!("{}\u{0}{cmd}", p.tool),
             None => format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
         };
         Keys {
             norm,
             same: same_key(&p.tool, &p.args),
+            command,
         }
     }
 }
@@ -112,6 +119,8 @@ struct Later {
     /// Successful calls by [`Keys::norm`] and by [`Keys::same`].
     ok_norm: HashSet<String>,
     ok_key: HashSet<String>,
+    /// Shell commands the user ran with `!` that succeeded, by [`command_key`].
+    ok_user: HashSet<String>,
     /// Files written, and files edited or written.
     written: HashSet<String>,
     edited: HashSet<String>,
@@ -136,15 +145,30 @@ impl Later {
             }
         }
     }
+
+    /// Whether a shell command ran later and succeeded, the user's `!` or the agent's `bash`.
+    fn ran(&self, command: &str) -> bool {
+        self.ok_user.contains(command) || self.ok_norm.contains(&format!("bash\u{0}{command}"))
+    }
 }
 
-/// [`PairFacts`] of the region's pairs, `later` being the kept part's pairs, `region_user` and
-/// `kept_user` the user messages' text of the region and of the kept part. One backward pass.
-pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: &str) -> PairFacts {
+/// [`PairFacts`] of the region's pairs (`pairs`, of the messages `msgs`), `kept` and `later`
+/// being the kept part's messages and pairs, `region_user` and `kept_user` the user messages'
+/// text of the region and of the kept part. One backward pass over the calls and the user's
+/// `!cmd` runs: a shell command run again supersedes its earlier run whoever ran either, the
+/// later successful run carrying the current state.
+pub fn pair_facts(
+    msgs: &[RMsg],
+    pairs: &[Pair],
+    kept: &[RMsg],
+    later: &[Pair],
+    region_user: &str,
+    kept_user: &str,
+) -> PairFacts {
     let n = pairs.len();
     let mut f = PairFacts {
         superseded: vec![false; n],
-        bang_superseded: Vec::new(),
+        bang_superseded: vec![false; msgs.len()],
         rewritten: vec![false; n],
         edited_later: vec![false; n],
         resolved: vec![false; n],
@@ -155,10 +179,30 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
     for q in later {
         seen.note(q, Keys::of(q));
     }
+    seen.ok_user
+        .extend(kept.iter().filter_map(bang).filter(|b| b.1).map(|b| b.0));
+    // The user's runs, last first; each is taken before the calls whose result came earlier.
+    let mut bangs = msgs
+        .iter()
+        .enumerate()
+        .rev()
+        .filter_map(|(j, m)| bang(m).map(|b| (j, b)))
+        .peekable();
     for i in (0..n).rev() {
         let p = &pairs[i];
+        let at = p.result_msg.unwrap_or(p.call_msg);
+        while let Some((j, (command, ok))) = bangs.next_if(|(j, _)| *j > at) {
+            f.bang_superseded[j] = seen.ran(&command);
+            if ok {
+                seen.ok_user.insert(command);
+            }
+        }
         let keys = Keys::of(p);
-        f.superseded[i] = seen.ok_norm.contains(&keys.norm);
+        f.superseded[i] = seen.ok_norm.contains(&keys.norm)
+            || keys
+                .command
+                .as_ref()
+                .is_some_and(|c| seen.ok_user.contains(c));
         if let Some(path) = p.path() {
             f.rewritten[i] = p.tool == "read" && seen.written.contains(path);
             f.edited_later[i] =
@@ -166,6 +210,12 @@ pub fn pair_facts(pairs: &[Pair], later: &[Pair], region_user: &str, kept_user: 
         }
         f.resolved[i] = p.is_error && seen.ok_key.contains(&keys.same);
         seen.note(p, keys);
+    }
+    for (j, (command, ok)) in bangs {
+        f.bang_superseded[j] = seen.ran(&command);
+        if ok {
+            seen.ok_user.insert(command);
+        }
     }
     f
 }
@@ -182,61 +232,6 @@ fn bang(m: &RMsg) -> Option<(String, bool)> {
             ..
         } => Some((command_key(command), *exit_code == Some(0) && !*cancelled)),
         _ => None,
-    }
-}
-
-/// A `bash` call's command ([`command_key`]), and whether it succeeded (it has a result that
-/// is not an error).
-fn bash_call(p: &Pair) -> Option<(String, bool)> {
-    (p.tool == "bash")
-        .then(|| p.arg("command"))
-        .flatten()
-        .map(|c| (command_key(c), p.result_msg.is_some() && !p.is_error))
-}
-
-/// Shell commands run again: the user's `!cmd` and the agent's `bash` calls supersede each
-/// other like two identical calls do, the later successful run carrying the current state.
-/// Sets [`PairFacts::superseded`] of a `bash` pair whose command the user ran later with `!`,
-/// and [`PairFacts::bang_superseded`] of a `!cmd` that the user or the agent ran again later
-/// (in the region, `msgs` and `pairs`, or in the kept part, `kept` and `later`), commands
-/// compared as runs (`command_key`: the lines of the output a command asks to see do not make
-/// another run). A `bash` call's supersession by a later call stays [`pair_facts`]'s.
-pub fn reruns(facts: &mut PairFacts, msgs: &[RMsg], pairs: &[Pair], kept: &[RMsg], later: &[Pair]) {
-    // Commands that ran later and succeeded: by the user (`!`), and by the agent (`bash`).
-    fn succeeded<T>(runs: &[T], run: fn(&T) -> Option<(String, bool)>) -> HashSet<String> {
-        runs.iter()
-            .filter_map(run)
-            .filter(|r| r.1)
-            .map(|r| r.0)
-            .collect()
-    }
-    let mut by_user = succeeded(kept, bang);
-    let mut by_agent = succeeded(later, bash_call);
-    // The region's runs in session order (a call's where its result is): message, pair (none
-    // for the user's), command, success.
-    let mut runs: Vec<(usize, Option<usize>, String, bool)> = msgs
-        .iter()
-        .enumerate()
-        .filter_map(|(j, m)| bang(m).map(|(cmd, ok)| (j, None, cmd, ok)))
-        .chain(pairs.iter().enumerate().filter_map(|(i, p)| {
-            let at = p.result_msg.unwrap_or(p.call_msg);
-            bash_call(p).map(|(cmd, ok)| (at, Some(i), cmd, ok))
-        }))
-        .collect();
-    runs.sort_unstable_by_key(|r| (r.0, r.1));
-    facts.bang_superseded = vec![false; msgs.len()];
-    for (j, pair, cmd, ok) in runs.into_iter().rev() {
-        if let Some(i) = pair {
-            facts.superseded[i] |= by_user.contains(&cmd);
-            if ok {
-                by_agent.insert(cmd);
-            }
-        } else {
-            facts.bang_superseded[j] = by_user.contains(&cmd) || by_agent.contains(&cmd);
-            if ok {
-                by_user.insert(cmd);
-            }
-        }
     }
 }
 
@@ -325,7 +320,7 @@ mod tests {
         ];
         let region = "the bug is in @src/session-manager.ts, and compaction.ts too; see a.rs";
         let kept = "now look at main.ts";
-        let facts = pair_facts(&pairs, &[], region, kept);
+        let facts = pair_facts(&[], &pairs, &[], &[], region, kept);
         assert_eq!(facts.user_named, [true, false, true, false]);
         assert_eq!(facts.named_now, [false, true, false, false]);
         let (named, why) = factor(0, &pairs[0], None, &facts, None);
@@ -366,7 +361,7 @@ mod tests {
         (msgs, pairs)
     }
 
-    /// [`reruns`] on a region and a kept part: which pairs and which `!` messages (by message
+    /// [`pair_facts`] on a region and a kept part: which pairs and which `!` messages (by message
     /// index) are superseded.
     fn superseded(
         region: &[(&str, &str, i64)],
@@ -374,8 +369,7 @@ mod tests {
     ) -> (Vec<bool>, Vec<usize>) {
         let (msgs, pairs) = shell_runs(region);
         let (kept, later) = shell_runs(kept);
-        let mut facts = pair_facts(&pairs, &later, "", "");
-        reruns(&mut facts, &msgs, &pairs, &kept, &later);
+        let facts = pair_facts(&msgs, &pairs, &kept, &later, "", "");
         let bangs = (0..msgs.len())
             .filter(|&j| facts.bang_superseded[j])
             .collect();
@@ -438,9 +432,9 @@ mod tests {
     #[test]
     fn a_superseded_command_is_worth_less() {
         let (msgs, pairs) = shell_runs(&[("bash", "cargo test", 0), ("!", "cargo test", 0)]);
-        let mut facts = pair_facts(&pairs, &[], "", "");
+        let facts = pair_facts(&[], &pairs, &[], &[], "", "");
         let (before, _) = factor(0, &pairs[0], None, &facts, None);
-        reruns(&mut facts, &msgs, &pairs, &[], &[]);
+        let facts = pair_facts(&msgs, &pairs, &[], &[], "", "");
         let (after, why) = factor(0, &pairs[0], None, &facts, None);
         assert!(why.contains(&"superseded"), "{why:?}");
         assert!(
@@ -477,7 +471,7 @@ mod tests {
             ("bash", "cargo test | tail -80", 0),
         ]);
         pairs[1].args = json!({ "command": "cargo test | tail -80", "timeout": 600 }).into();
-        let facts = pair_facts(&pairs, &[], "", "");
+        let facts = pair_facts(&[], &pairs, &[], &[], "", "");
         assert_eq!(facts.superseded, [true, false]);
     }
 }

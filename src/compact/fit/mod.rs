@@ -562,7 +562,7 @@ mod levels;
 mod outcome;
 mod weights;
 use ctx::{Ctx, context};
-pub use factors::{PairFacts, pair_facts, reruns};
+pub use factors::{PairFacts, pair_facts};
 use fill::fill;
 use levels::*;
 use outcome::{Fitted, own_scores, pair_reports, warnings};
