@@ -38,6 +38,9 @@ pub enum Kind {
         tool: String,
         blocks: Vec<Block>,
         is_error: bool,
+        /// The lines a `read` result shows (default for other tools): kept when a compaction
+        /// lets go of the text.
+        shown: Shown,
     },
     Bash {
         command: String,
@@ -133,12 +136,22 @@ pub fn parse_message(pos: usize, entry_id: &str, mut m: Value) -> Option<RMsg> {
         Role::System | Role::CompactionSummary => return None,
         Role::User => Kind::User(blocks_of(m.get_mut("content").map(Value::take))),
         Role::Assistant => Kind::Assistant(blocks_of(m.get_mut("content").map(Value::take))),
-        Role::ToolResult => Kind::ToolResult {
-            call_id: s("toolCallId"),
-            tool: s("toolName"),
-            blocks: blocks_of(m.get_mut("content").map(Value::take)),
-            is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
-        },
+        Role::ToolResult => {
+            let (tool, call_id) = (s("toolName"), s("toolCallId"));
+            let is_error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            let blocks = blocks_of(m.get_mut("content").map(Value::take));
+            Kind::ToolResult {
+                call_id,
+                shown: if tool == "read" {
+                    Shown::of(&text_ref(&blocks))
+                } else {
+                    Shown::default()
+                },
+                tool,
+                blocks,
+                is_error,
+            }
+        }
         Role::BashExecution => Kind::Bash {
             command: s("command"),
             output: s("output"),
@@ -162,6 +175,36 @@ pub fn parse_message(pos: usize, entry_id: &str, mut m: Value) -> Option<RMsg> {
     })
 }
 
+/// The lines a `read` result shows: how many, and the line pi's notice says to go on from
+/// (`[2140 more lines in file. Use offset=2001 to continue]`, `[Showing lines 1-2000 of 5436
+/// (50.0KB limit). Use offset=2001 to continue]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Shown {
+    pub lines: u32,
+    /// The `offset=` of the notice: the first line of the file not shown.
+    pub next: Option<u64>,
+}
+
+impl Shown {
+    /// What the result text `text` shows.
+    pub fn of(text: &str) -> Shown {
+        let body = text.trim_end();
+        let next = body
+            .rsplit('\n')
+            .next()
+            .filter(|l| l.starts_with('[') && l.ends_with(']'))
+            .and_then(|l| l.split("Use offset=").nth(1))
+            .and_then(|r| {
+                let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+                r[..digits].parse().ok()
+            });
+        Shown {
+            lines: u32::try_from(body.lines().count()).unwrap_or(u32::MAX),
+            next,
+        }
+    }
+}
+
 /// A tool call and (when found) its result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pair {
@@ -181,6 +224,8 @@ pub struct Pair {
     pub output_chars: usize,
     pub images: usize,
     pub is_error: bool,
+    /// The lines its result shows (a `read`'s; default for other tools).
+    pub shown: Shown,
     /// The question id (`t{n}` from [`pair_up`]; [`stable_ids`] makes it `t{line}`).
     pub key: String,
 }
@@ -199,6 +244,25 @@ impl Pair {
     /// A string argument.
     pub fn arg(&self, k: &str) -> Option<&str> {
         self.args.get(k).and_then(Value::as_str)
+    }
+    /// The lines of its file a `read` showed, `[first, end)` counted from 1: from its `offset`
+    /// (else 1) to the line its notice says to go on from, else past its last line.
+    pub fn read_span(&self) -> Option<(u64, u64)> {
+        if self.tool != "read" || self.is_error || self.shown.lines == 0 {
+            return None;
+        }
+        let first = match self.args.get("offset") {
+            None | Some(Value::Null) => 1,
+            Some(Value::Number(n)) => n.as_u64()?,
+            Some(Value::String(s)) => s.trim().parse().ok()?,
+            Some(_) => return None,
+        }
+        .max(1);
+        let end = self
+            .shown
+            .next
+            .unwrap_or(first + u64::from(self.shown.lines));
+        (end > first).then_some((first, end))
     }
 
     /// An edit's (old, new) text pairs: its `edits` list, then the single-edit argument names
@@ -276,9 +340,12 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
                 }
                 q.pop_front()
             });
-            let (output, images, is_error) = match result.map(|j| &msgs[j].kind) {
+            let (output, images, is_error, shown) = match result.map(|j| &msgs[j].kind) {
                 Some(Kind::ToolResult {
-                    blocks, is_error, ..
+                    blocks,
+                    is_error,
+                    shown,
+                    ..
                 }) => (
                     text_of(blocks),
                     blocks
@@ -286,8 +353,9 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
                         .filter(|b| matches!(b, Block::Image { .. }))
                         .count(),
                     *is_error,
+                    *shown,
                 ),
-                _ => (String::new(), 0, false),
+                _ => (String::new(), 0, false, Shown::default()),
             };
             out.push(Pair {
                 key: format!("t{}", out.len() + 1),
@@ -302,6 +370,7 @@ pub fn pair_up(msgs: &[RMsg]) -> Vec<Pair> {
                 output,
                 images,
                 is_error,
+                shown,
             });
         }
     }
@@ -543,6 +612,82 @@ mod tests {
     }
 
     #[test]
+    fn a_read_shows_the_lines_its_offset_and_notice_say() {
+        let shown = |text: &str| Shown::of(text);
+        assert_eq!(
+            shown("a\nb\n\n[2140 more lines in file. Use offset=2001 to continue]\n"),
+            Shown {
+                lines: 4,
+                next: Some(2001)
+            }
+        );
+        assert_eq!(
+            shown(
+                "a\n\n[Showing lines 1-2000 of 5436 (50.0KB limit). Use offset=2001 to continue]"
+            ),
+            Shown {
+                lines: 3,
+                next: Some(2001)
+            }
+        );
+        // No notice: the file ended (a line that only mentions an offset is not one).
+        assert_eq!(
+            shown("a\nb\nc\n"),
+            Shown {
+                lines: 3,
+                next: None
+            }
+        );
+        assert_eq!(
+            shown("see [Use offset=9 to continue] above\nb"),
+            Shown {
+                lines: 2,
+                next: None
+            }
+        );
+        assert_eq!(
+            shown(""),
+            Shown {
+                lines: 0,
+                next: None
+            }
+        );
+
+        let read = |args: Value, text: &str| {
+            let msgs = vec![
+                RMsg {
+                    pos: 0,
+                    entry_id: "a".into(),
+                    kind: Kind::Assistant(vec![Block::ToolCall {
+                        id: "c1".into(),
+                        name: "read".into(),
+                        args: args.into(),
+                    }]),
+                },
+                parse_message(
+                    1,
+                    "b",
+                    serde_json::json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+                        "content": [{"type": "text", "text": text}], "isError": false}),
+                )
+                .unwrap(),
+            ];
+            pair_up(&msgs)[0].read_span()
+        };
+        let notice = "x\n\n[90 more lines in file. Use offset=60 to continue]";
+        let args = |o: Value| serde_json::json!({"path": "a.rs", "offset": o, "limit": 50});
+        assert_eq!(read(args(serde_json::json!(10)), notice), Some((10, 60)));
+        assert_eq!(read(args(serde_json::json!("10")), notice), Some((10, 60)));
+        assert_eq!(
+            read(serde_json::json!({"path": "a.rs"}), "x\ny"),
+            Some((1, 3))
+        );
+        assert_eq!(read(args(serde_json::json!(0)), "x\ny"), Some((1, 3)));
+        assert_eq!(read(args(serde_json::json!(-3)), "x"), None);
+        assert_eq!(read(serde_json::json!({"path": "a.rs"}), ""), None);
+    }
+
+    #[test]
     fn same_key_rule() {
         let a = serde_json::json!({"path": "a.rs", "offset": 1});
         let b = serde_json::json!({"path": "a.rs", "offset": 9});
@@ -566,6 +711,7 @@ mod tests {
             output_chars: 0,
             images: 0,
             is_error: false,
+            shown: Default::default(),
             key: "t1".into(),
         };
         let p = pair(serde_json::json!({"command": "cd src\n\nsed -i 's/a/b/' x.ts\nls\n"}));

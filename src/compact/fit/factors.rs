@@ -1,9 +1,10 @@
 //! The value model's per-pair factors ([`factor`]): what later pairs tell about a pair
-//! ([`PairFacts`]: superseded by a later identical call or shell command, a read rewritten
-//! whole, an error resolved later, a file edited later), whether the user's words name its
-//! file, its pin and tool kind, and an external scorer's prior.
+//! ([`PairFacts`]: superseded by a later identical call or shell command, a read whose lines a
+//! later read shows again, a read rewritten whole, an error resolved later, a file edited
+//! later), whether the user's words name its file, its pin and tool kind, and an external
+//! scorer's prior.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::WRITTEN_FACTOR;
 use crate::compact::named::{NAMED_NOW, USER_NAMED, named_file};
@@ -12,6 +13,9 @@ use crate::score::PairScore;
 
 /// The factor of an output a later identical run succeeded after (its state is older news).
 pub(crate) const SUPERSEDED: f32 = 0.4;
+
+/// The factor of a `read` whose lines a later `read` of the file shows again.
+pub(crate) const REREAD: f32 = 0.4;
 
 /// What later pairs tell about a pair (for its factor).
 #[derive(Clone, Debug, Default)]
@@ -23,6 +27,9 @@ pub struct PairFacts {
     /// By region message: a user's `!cmd` whose command ran again later and succeeded (the
     /// user's `!` or the agent's `bash`).
     pub bang_superseded: Vec<bool>,
+    /// A `read` whose lines a later successful `read` of the file shows again (not an
+    /// identical call: those are `superseded`).
+    pub reread: Vec<bool>,
     /// A `read` whose file is written whole later.
     pub rewritten: Vec<bool>,
     /// A call on a path the session edits or writes later.
@@ -124,6 +131,42 @@ struct Later {
     /// Files written, and files edited or written.
     written: HashSet<String>,
     edited: HashSet<String>,
+    /// The lines of each file successful `read`s showed ([`Pair::read_span`]).
+    read: HashMap<String, Spans>,
+}
+
+/// Spans of lines `[first, end)`, only those no other one holds: by first line, their ends
+/// rising. Whether one holds a span and adding one both take a lookup (a file read thousands
+/// of times stays linear).
+#[derive(Default)]
+struct Spans(BTreeMap<u64, u64>);
+
+impl Spans {
+    /// Whether one of the spans holds `[first, end)`: the one starting last at or before
+    /// `first` ends furthest of those.
+    fn hold(&self, first: u64, end: u64) -> bool {
+        self.0
+            .range(..=first)
+            .next_back()
+            .is_some_and(|(_, &e)| e >= end)
+    }
+
+    fn add(&mut self, first: u64, end: u64) {
+        if self.hold(first, end) {
+            return;
+        }
+        // The spans it holds start at or after `first` and end at or before `end`.
+        let held: Vec<u64> = self
+            .0
+            .range(first..)
+            .take_while(|(_, e)| **e <= end)
+            .map(|(f, _)| *f)
+            .collect();
+        for f in held {
+            self.0.remove(&f);
+        }
+        self.0.insert(first, end);
+    }
 }
 
 impl Later {
@@ -136,6 +179,12 @@ impl Later {
             self.ok_norm.insert(keys.norm);
             self.ok_key.insert(keys.same);
         }
+        if let (Some((first, end)), Some(path)) = (p.read_span(), p.path()) {
+            self.read
+                .entry(path.to_string())
+                .or_default()
+                .add(first, end);
+        }
         if let Some(path) = p.path() {
             if p.tool == "write" {
                 self.written.insert(path.to_string());
@@ -144,6 +193,13 @@ impl Later {
                 self.edited.insert(path.to_string());
             }
         }
+    }
+
+    /// Whether a later `read` of `path` showed all of the lines `span`.
+    fn reread(&self, path: &str, (first, end): (u64, u64)) -> bool {
+        self.read
+            .get(path)
+            .is_some_and(|spans| spans.hold(first, end))
     }
 
     /// Whether a shell command ran later and succeeded, the user's `!` or the agent's `bash`.
@@ -168,6 +224,7 @@ pub fn pair_facts(
     let n = pairs.len();
     let mut f = PairFacts {
         superseded: vec![false; n],
+        reread: vec![false; n],
         bang_superseded: vec![false; msgs.len()],
         rewritten: vec![false; n],
         edited_later: vec![false; n],
@@ -204,6 +261,8 @@ pub fn pair_facts(
                 .as_ref()
                 .is_some_and(|c| seen.ok_user.contains(c));
         if let Some(path) = p.path() {
+            f.reread[i] =
+                !f.superseded[i] && p.read_span().is_some_and(|span| seen.reread(path, span));
             f.rewritten[i] = p.tool == "read" && seen.written.contains(path);
             f.edited_later[i] =
                 !matches!(p.tool.as_str(), "edit" | "write") && seen.edited.contains(path);
@@ -259,6 +318,7 @@ pub(super) fn factor(
     // What later pairs tell, in this order: (holds, factor, reason).
     for (holds, k, reason) in [
         (&facts.superseded, SUPERSEDED, "superseded"),
+        (&facts.reread, REREAD, "reread"),
         (&facts.rewritten, 0.5, "rewritten"),
         (&facts.resolved, 0.5, "resolvedError"),
         (&facts.edited_later, 1.25, "editedLater"),
@@ -305,6 +365,7 @@ mod tests {
             output_chars: 0,
             images: 0,
             is_error: false,
+            shown: Default::default(),
             key: "t1".into(),
         }
     }
@@ -427,6 +488,97 @@ mod tests {
             superseded(&[("bash", "ls", 0), ("bash", "ls", 0)], &[]),
             (vec![true, false], vec![])
         );
+    }
+
+    /// A `read` of `path` from `offset` (`None`: no offset) whose result shows `lines` lines,
+    /// its notice saying to go on from `next`; `ok` false for an error.
+    fn read(path: &str, offset: Option<u64>, lines: u32, next: Option<u64>, ok: bool) -> Pair {
+        let mut p = pair("read", path);
+        if let Some(o) = offset {
+            p.args = json!({ "path": path, "offset": o, "limit": 50 }).into();
+        }
+        p.shown = crate::compact::region::Shown { lines, next };
+        p.is_error = !ok;
+        p
+    }
+
+    /// Which of the region's reads `pairs` a later read shows again, `later` being the kept
+    /// part's.
+    fn reread(pairs: &[Pair], later: &[Pair]) -> Vec<bool> {
+        pair_facts(&[], pairs, &[], later, "", "").reread
+    }
+
+    #[test]
+    fn a_read_whose_lines_a_later_read_shows_again_is_reread() {
+        let part = || read("src/a.ts", Some(100), 52, Some(150), true);
+        // Lines 100–149, then the first 2,000 lines of the file (pi's notice), in the region or
+        // in the kept part.
+        let whole = read("src/a.ts", None, 2002, Some(2001), true);
+        assert_eq!(reread(&[part(), whole.clone()], &[]), [true, false]);
+        assert_eq!(reread(&[part()], std::slice::from_ref(&whole)), [true]);
+        // A short file read whole, then again from its first line.
+        let short = read("src/a.ts", None, 30, None, true);
+        assert_eq!(reread(&[short.clone(), short.clone()], &[]), [false, false]);
+        let again = read("src/a.ts", Some(1), 30, None, true);
+        assert_eq!(reread(&[short.clone(), again], &[]), [true, false]);
+        // Not when the later read shows only some of the lines, another file, or failed; not
+        // an earlier read of the lines.
+        for later in [
+            read("src/a.ts", Some(120), 102, Some(220), true),
+            read("src/a.ts", None, 102, Some(101), true),
+            read("src/b.ts", None, 2002, Some(2001), true),
+            read("src/a.ts", None, 2002, Some(2001), false),
+        ] {
+            assert_eq!(reread(&[part(), later], &[]), [false, false]);
+        }
+        assert_eq!(reread(&[whole, part()], &[]), [false, false]);
+        // An identical read is superseded, and only that.
+        let facts = pair_facts(&[], &[short.clone(), short], &[], &[], "", "");
+        assert_eq!((facts.superseded[0], facts.reread[0]), (true, false));
+    }
+
+    proptest::proptest! {
+        /// Whatever spans were added, one holds a span exactly when one added holds it.
+        #[test]
+        fn spans_hold_what_one_added_span_holds(
+            added in proptest::collection::vec((1u64..40, 0u64..40), 0..30),
+            asked in proptest::collection::vec((1u64..40, 0u64..40), 1..20),
+        ) {
+            let mut spans = Spans::default();
+            let added: Vec<(u64, u64)> = added.into_iter().map(|(f, l)| (f, f + l + 1)).collect();
+            for &(f, e) in &added {
+                spans.add(f, e);
+            }
+            for (f, l) in asked {
+                let e = f + l + 1;
+                let any = added.iter().any(|&(af, ae)| af <= f && ae >= e);
+                proptest::prop_assert_eq!(spans.hold(f, e), any, "{:?} holds [{}, {})", added, f, e);
+            }
+        }
+    }
+
+    #[test]
+    fn a_reread_file_is_worth_less() {
+        let pairs = [
+            read("src/a.ts", Some(100), 52, Some(150), true),
+            read("src/a.ts", None, 2002, Some(2001), true),
+        ];
+        let (before, _) = factor(
+            0,
+            &pairs[0],
+            None,
+            &pair_facts(&[], &pairs[..1], &[], &[], "", ""),
+            None,
+        );
+        let (after, why) = factor(
+            0,
+            &pairs[0],
+            None,
+            &pair_facts(&[], &pairs, &[], &[], "", ""),
+            None,
+        );
+        assert_eq!(why, ["reread", "rereadable"]);
+        assert!((after / before - REREAD).abs() < 1e-6, "{after} {before}");
     }
 
     #[test]

@@ -419,6 +419,7 @@ fn call_headers_name_paths_relative_to_the_cwd() {
         output_chars: 0,
         images: 0,
         is_error: false,
+        shown: Default::default(),
         key: "t1".into(),
     };
     let ident = crate::compact::render::ident;
@@ -1711,6 +1712,62 @@ fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
         assert!(
             s < o,
             "kept {superseded:?} of the first run, {other:?} beside another command"
+        );
+    }
+}
+
+#[test]
+fn a_file_read_again_gives_its_room_to_the_later_read() {
+    // Turn 3 reads `src/module_3/part_0.rs` whole (120 lines); after turn 20 the agent reads it
+    // again from line 1 (other arguments, the same lines shown): the first read's lines are
+    // older news, so they are worth less than beside a read of another file.
+    let first_read = |later_path: &str| {
+        let mut lines = budget_lines(40);
+        let at = lines
+            .iter()
+            .position(|l| l["message"]["content"][0]["text"] == json!("Fixed module_20."))
+            .unwrap();
+        let first = &lines[39]["message"];
+        assert_eq!(first["toolName"], "read");
+        let text = first["content"][0]["text"].as_str().unwrap().to_string();
+        let call = json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
+            "message":{"role":"assistant","content":[{"type":"toolCall","id":"rr1","name":"read",
+                "arguments":{"path":later_path,"offset":1,"limit":200}}],
+                "api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}});
+        let result = json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
+            "message":{"role":"toolResult","toolCallId":"rr1","toolName":"read",
+                "content":[{"type":"text","text":text}],"isError":false,"timestamp":3}});
+        insert_after(&mut lines, at, "br000001", call);
+        insert_after(&mut lines, at + 1, "br000002", result);
+        let (l, dir) = load_lines(&format!("reread-{}", later_path.len()), &lines);
+        let kept: Vec<(usize, f64, Vec<&str>)> = [0.30, 0.10]
+            .into_iter()
+            .map(|r| {
+                let plan = budget_plan(&l, ratio(r));
+                let p = plan
+                    .pairs
+                    .iter()
+                    .find(|p| p.call_entry == "b0000038")
+                    .unwrap();
+                assert_eq!(p.tool, "read");
+                let Some(PairSignals::Budget { factor, why }) = &p.signals else {
+                    panic!("{:?}", p.signals)
+                };
+                (p.lines.unwrap()[0], *factor, why.clone())
+            })
+            .collect();
+        std::fs::remove_dir_all(dir).ok();
+        kept
+    };
+    let reread = first_read("src/module_3/part_0.rs");
+    let other = first_read("src/module_3/part_9.rs");
+    for ((kr, fr, why_r), (ko, fo, why_o)) in reread.iter().zip(&other) {
+        assert_eq!(why_r.first(), Some(&"reread"), "{why_r:?}");
+        assert!(!why_o.contains(&"reread"), "{why_o:?}");
+        assert!((fr / fo - 0.4).abs() < 0.01, "{fr} {fo}");
+        assert!(
+            kr < ko,
+            "kept {reread:?} of the first read, {other:?} beside another file"
         );
     }
 }
