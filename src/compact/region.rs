@@ -261,7 +261,7 @@ impl Pair {
         let end = self
             .shown
             .next
-            .unwrap_or(first + u64::from(self.shown.lines));
+            .unwrap_or(first.saturating_add(u64::from(self.shown.lines)));
         (end > first).then_some((first, end))
     }
 
@@ -684,6 +684,11 @@ mod tests {
         );
         assert_eq!(read(args(serde_json::json!(0)), "x\ny"), Some((1, 3)));
         assert_eq!(read(args(serde_json::json!(-3)), "x"), None);
+        assert_eq!(
+            read(args(serde_json::json!(u64::MAX)), "x"),
+            None,
+            "no line after the last"
+        );
         assert_eq!(read(serde_json::json!({"path": "a.rs"}), ""), None);
     }
 
