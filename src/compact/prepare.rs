@@ -238,7 +238,15 @@ pub fn prepare(l: &Loaded, opts: &CompactOptions, fetch: Fetch<'_>) -> Result<Ou
     let later = region::pair_up(&kept);
     let pins = region::pins(&pairs, &later);
     let (region_user, kept_user) = (user_text(&msgs), user_text(&kept));
-    let facts = fit::pair_facts(&msgs, &pairs, &kept, &later, &region_user, &kept_user);
+    let facts = fit::pair_facts(
+        &msgs,
+        &pairs,
+        &kept,
+        &later,
+        &region_user,
+        &kept_user,
+        s.header.cwd.as_deref(),
+    );
     let mut feats: Vec<Option<budget::OutFeat>> = Vec::with_capacity(pairs.len());
     for pair in pairs.iter_mut() {
         let f = pair

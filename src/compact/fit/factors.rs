@@ -70,11 +70,11 @@ struct Keys {
 }
 
 impl Keys {
-    fn of(p: &Pair) -> Keys {
+    fn of(p: &Pair, cwd: Option<&str>) -> Keys {
         let command = (p.tool == "bash")
             .then(|| p.arg("command"))
             .flatten()
-            .map(command_key);
+            .map(|c| command_key(c, cwd));
         let norm = match &command {
             Some(cmd) => format!("{}\u{0}{cmd}", p.tool),
             None => format!("{}\u{0}{}", p.tool, normalised_args(&p.args)),
@@ -90,8 +90,10 @@ impl Keys {
 /// A shell command as a run of it: without `2>&1` and without the trailing `| head`/`| tail`
 /// that only choose how many lines of its output to see (`npm run build 2>&1 | tail -20` and
 /// `npm run build | tail -5` are one build), its whitespace collapsed. Other pipes (a `grep`)
-/// change what is shown, so they stay.
-pub(crate) fn command_key(cmd: &str) -> String {
+/// change what is shown, so they stay. pi runs every command in the session's `cwd`, so a
+/// leading `cd <cwd> &&` changes nothing and is left out, and a leading `cd` elsewhere names
+/// its directory whole (`cd packages/a &&` and `cd <cwd>/packages/a/ &&` are one directory).
+pub(crate) fn command_key(cmd: &str, cwd: Option<&str>) -> String {
     /// `head` or `tail` with only a line count (`-20`, `-n 20`, `-n20`, `-n +3`, `--lines=20`).
     fn line_filter(stage: &str) -> bool {
         let mut words = stage.split_whitespace();
@@ -109,7 +111,18 @@ pub(crate) fn command_key(cmd: &str) -> String {
                 || w.strip_prefix("--lines=").is_some_and(count)
         })
     }
-    let words: Vec<&str> = cmd.split_whitespace().filter(|w| *w != "2>&1").collect();
+    let mut words: Vec<&str> = cmd.split_whitespace().filter(|w| *w != "2>&1").collect();
+    let dir = match (cwd, words.as_slice()) {
+        (Some(cwd), ["cd", dir, "&&", _, ..]) => directory(dir, cwd),
+        _ => None,
+    };
+    if let Some((dir, here)) = &dir {
+        if *here {
+            words.drain(..3);
+        } else {
+            words[1] = dir;
+        }
+    }
     let mut key = words.join(" ");
     while let Some(at) = key.rfind('|') {
         if key[..at].ends_with('|') || !line_filter(&key[at + 1..]) {
@@ -118,6 +131,37 @@ pub(crate) fn command_key(cmd: &str) -> String {
         key.truncate(key[..at].trim_end().len());
     }
     key
+}
+
+/// The directory `cd dir` goes to from `cwd` (POSIX paths: `.`, `..`, quotes and a trailing
+/// `/` resolved), and whether it is `cwd`; `None` for what it cannot tell (`~`, `$HOME`, `-`, a
+/// cwd that is not an absolute POSIX path).
+fn directory(dir: &str, cwd: &str) -> Option<(String, bool)> {
+    let dir = dir.trim_matches(['"', '\'']);
+    if !cwd.starts_with('/') || dir.is_empty() || dir.starts_with(['~', '$', '-']) {
+        return None;
+    }
+    let normal = |path: &str| {
+        let mut parts: Vec<&str> = Vec::new();
+        for part in path.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                _ => parts.push(part),
+            }
+        }
+        format!("/{}", parts.join("/"))
+    };
+    let cwd = normal(cwd);
+    let to = if dir.starts_with('/') {
+        normal(dir)
+    } else {
+        normal(&format!("{cwd}/{dir}"))
+    };
+    let here = to == cwd;
+    Some((to, here))
 }
 
 /// What the calls after the one at hand did (the backward pass's state).
@@ -179,13 +223,13 @@ impl Later {
             self.ok_norm.insert(keys.norm);
             self.ok_key.insert(keys.same);
         }
-        if let (Some((first, end)), Some(path)) = (p.read_span(), p.path()) {
-            self.read
-                .entry(path.to_string())
-                .or_default()
-                .add(first, end);
-        }
         if let Some(path) = p.path() {
+            if let Some((first, end)) = p.read_span() {
+                self.read
+                    .entry(path.to_string())
+                    .or_default()
+                    .add(first, end);
+            }
             if p.tool == "write" {
                 self.written.insert(path.to_string());
             }
@@ -220,6 +264,7 @@ pub fn pair_facts(
     later: &[Pair],
     region_user: &str,
     kept_user: &str,
+    cwd: Option<&str>,
 ) -> PairFacts {
     let n = pairs.len();
     let mut f = PairFacts {
@@ -234,16 +279,20 @@ pub fn pair_facts(
     };
     let mut seen = Later::default();
     for q in later {
-        seen.note(q, Keys::of(q));
+        seen.note(q, Keys::of(q, cwd));
     }
-    seen.ok_user
-        .extend(kept.iter().filter_map(bang).filter(|b| b.1).map(|b| b.0));
+    seen.ok_user.extend(
+        kept.iter()
+            .filter_map(|m| bang(m, cwd))
+            .filter(|b| b.1)
+            .map(|b| b.0),
+    );
     // The user's runs, last first; each is taken before the calls whose result came earlier.
     let mut bangs = msgs
         .iter()
         .enumerate()
         .rev()
-        .filter_map(|(j, m)| bang(m).map(|b| (j, b)))
+        .filter_map(|(j, m)| bang(m, cwd).map(|b| (j, b)))
         .peekable();
     for i in (0..n).rev() {
         let p = &pairs[i];
@@ -254,7 +303,7 @@ pub fn pair_facts(
                 seen.ok_user.insert(command);
             }
         }
-        let keys = Keys::of(p);
+        let keys = Keys::of(p, cwd);
         f.superseded[i] = seen.ok_norm.contains(&keys.norm)
             || keys
                 .command
@@ -281,7 +330,7 @@ pub fn pair_facts(
 
 /// A user's shell command (`!cmd`) whose output is in the context ([`command_key`]), and
 /// whether it succeeded.
-fn bang(m: &RMsg) -> Option<(String, bool)> {
+fn bang(m: &RMsg, cwd: Option<&str>) -> Option<(String, bool)> {
     match &m.kind {
         Kind::Bash {
             command,
@@ -289,7 +338,10 @@ fn bang(m: &RMsg) -> Option<(String, bool)> {
             cancelled,
             excluded: false,
             ..
-        } => Some((command_key(command), *exit_code == Some(0) && !*cancelled)),
+        } => Some((
+            command_key(command, cwd),
+            *exit_code == Some(0) && !*cancelled,
+        )),
         _ => None,
     }
 }
@@ -381,7 +433,7 @@ mod tests {
         ];
         let region = "the bug is in @src/session-manager.ts, and compaction.ts too; see a.rs";
         let kept = "now look at main.ts";
-        let facts = pair_facts(&[], &pairs, &[], &[], region, kept);
+        let facts = pair_facts(&[], &pairs, &[], &[], region, kept, None);
         assert_eq!(facts.user_named, [true, false, true, false]);
         assert_eq!(facts.named_now, [false, true, false, false]);
         let (named, why) = factor(0, &pairs[0], None, &facts, None);
@@ -430,7 +482,7 @@ mod tests {
     ) -> (Vec<bool>, Vec<usize>) {
         let (msgs, pairs) = shell_runs(region);
         let (kept, later) = shell_runs(kept);
-        let facts = pair_facts(&msgs, &pairs, &kept, &later, "", "");
+        let facts = pair_facts(&msgs, &pairs, &kept, &later, "", "", None);
         let bangs = (0..msgs.len())
             .filter(|&j| facts.bang_superseded[j])
             .collect();
@@ -505,7 +557,7 @@ mod tests {
     /// Which of the region's reads `pairs` a later read shows again, `later` being the kept
     /// part's.
     fn reread(pairs: &[Pair], later: &[Pair]) -> Vec<bool> {
-        pair_facts(&[], pairs, &[], later, "", "").reread
+        pair_facts(&[], pairs, &[], later, "", "", None).reread
     }
 
     #[test]
@@ -533,7 +585,7 @@ mod tests {
         }
         assert_eq!(reread(&[whole, part()], &[]), [false, false]);
         // An identical read is superseded, and only that.
-        let facts = pair_facts(&[], &[short.clone(), short], &[], &[], "", "");
+        let facts = pair_facts(&[], &[short.clone(), short], &[], &[], "", "", None);
         assert_eq!((facts.superseded[0], facts.reread[0]), (true, false));
     }
 
@@ -567,14 +619,14 @@ mod tests {
             0,
             &pairs[0],
             None,
-            &pair_facts(&[], &pairs[..1], &[], &[], "", ""),
+            &pair_facts(&[], &pairs[..1], &[], &[], "", "", None),
             None,
         );
         let (after, why) = factor(
             0,
             &pairs[0],
             None,
-            &pair_facts(&[], &pairs, &[], &[], "", ""),
+            &pair_facts(&[], &pairs, &[], &[], "", "", None),
             None,
         );
         assert_eq!(why, ["reread", "rereadable"]);
@@ -584,9 +636,9 @@ mod tests {
     #[test]
     fn a_superseded_command_is_worth_less() {
         let (msgs, pairs) = shell_runs(&[("bash", "cargo test", 0), ("!", "cargo test", 0)]);
-        let facts = pair_facts(&[], &pairs, &[], &[], "", "");
+        let facts = pair_facts(&[], &pairs, &[], &[], "", "", None);
         let (before, _) = factor(0, &pairs[0], None, &facts, None);
-        let facts = pair_facts(&msgs, &pairs, &[], &[], "", "");
+        let facts = pair_facts(&msgs, &pairs, &[], &[], "", "", None);
         let (after, why) = factor(0, &pairs[0], None, &facts, None);
         assert!(why.contains(&"superseded"), "{why:?}");
         assert!(
@@ -605,7 +657,7 @@ mod tests {
             "npm run build",
         ];
         for c in same {
-            assert_eq!(command_key(c), "npm run build", "{c:?}");
+            assert_eq!(command_key(c, None), "npm run build", "{c:?}");
         }
         // A filter that chooses lines by what they hold, or a `||`, is another command.
         for c in [
@@ -615,7 +667,7 @@ mod tests {
             "npm run build | tail -5 foo.log",
             "npm run build:prod",
         ] {
-            assert_ne!(command_key(c), "npm run build", "{c:?}");
+            assert_ne!(command_key(c, None), "npm run build", "{c:?}");
         }
         // Calls: a timeout or a line count does not make another run.
         let (_, mut pairs) = shell_runs(&[
@@ -623,7 +675,56 @@ mod tests {
             ("bash", "cargo test | tail -80", 0),
         ]);
         pairs[1].args = json!({ "command": "cargo test | tail -80", "timeout": 600 }).into();
-        let facts = pair_facts(&[], &pairs, &[], &[], "", "");
+        let facts = pair_facts(&[], &pairs, &[], &[], "", "", None);
         assert_eq!(facts.superseded, [true, false]);
+    }
+
+    #[test]
+    fn a_command_is_the_same_run_however_it_names_the_directory_pi_runs_it_in() {
+        let cwd = Some("/home/u/proj");
+        let key = |c: &str| command_key(c, cwd);
+        // pi runs every command in the session's cwd: `cd` there first changes nothing.
+        for c in [
+            "cd /home/u/proj && npm test",
+            "cd /home/u/proj/ && npm test 2>&1 | tail -20",
+            "cd . && npm test",
+            "cd \"/home/u/proj\" && npm test",
+            "cd packages/.. && npm test",
+        ] {
+            assert_eq!(key(c), "npm test", "{c:?}");
+        }
+        // Elsewhere, one directory however it is spelt; another directory is another run.
+        for c in [
+            "cd packages/a && make",
+            "cd ./packages/a/ && make",
+            "cd /home/u/proj/packages/a && make",
+            "cd /home/u/proj/packages/b/../a && make",
+        ] {
+            assert_eq!(key(c), "cd /home/u/proj/packages/a && make", "{c:?}");
+        }
+        for c in [
+            "cd /tmp && npm test",
+            "cd ~/proj && npm test",
+            "cd $HOME/proj && npm test",
+            "cd /home/u/proj; npm test",
+            "cd /home/u/proj &&",
+        ] {
+            assert_ne!(key(c), "npm test", "{c:?}");
+        }
+        // Without a cwd, or a cwd that is not a POSIX path, a `cd` stays as written.
+        assert_eq!(
+            command_key("cd /home/u/proj && npm test", None),
+            "cd /home/u/proj && npm test"
+        );
+        assert_eq!(
+            command_key(r"cd C:\proj && npm test", Some(r"C:\proj")),
+            r"cd C:\proj && npm test"
+        );
+        // A call with the `cd` and the user's `!` run without it are one run.
+        let (msgs, mut pairs) = shell_runs(&[("bash", "npm test", 0), ("!", "npm test", 0)]);
+        pairs[0].args = json!({ "command": "cd /home/u/proj && npm test" }).into();
+        let facts = pair_facts(&msgs, &pairs, &[], &[], "", "", cwd);
+        assert_eq!(facts.superseded, [true]);
+        assert!(!pair_facts(&msgs, &pairs, &[], &[], "", "", None).superseded[0]);
     }
 }

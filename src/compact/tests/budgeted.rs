@@ -1688,7 +1688,9 @@ fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
                     (first.entry_id.as_str(), first.kind, first.lines),
                     ("bx000004", "command", [kept, 123])
                 );
-                let superseded = rerun == "cargo test";
+                // pi runs `!` commands in the session's cwd: a `cd` there first is the same run.
+                let superseded =
+                    rerun.trim_start_matches("cd /nonexistent/budget-proj && ") == "cargo test";
                 assert_eq!(
                     first.why,
                     if superseded {
@@ -1707,12 +1709,16 @@ fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
         kept
     };
     let superseded = kept_of_first("cargo test");
+    // Its `details` say `superseded` (checked above) and it keeps as little.
+    let with_cd = kept_of_first("cd /nonexistent/budget-proj && cargo test");
     let other = kept_of_first("cargo test --doc");
-    for (s, o) in superseded.iter().zip(&other) {
-        assert!(
-            s < o,
-            "kept {superseded:?} of the first run, {other:?} beside another command"
-        );
+    for kept in [&superseded, &with_cd] {
+        for (s, o) in kept.iter().zip(&other) {
+            assert!(
+                s < o,
+                "kept {kept:?} of the first run, {other:?} beside another command"
+            );
+        }
     }
 }
 
