@@ -684,24 +684,34 @@ mod tests {
         let cwd = Some("/home/u/proj");
         let key = |c: &str| command_key(c, cwd);
         // pi runs every command in the session's cwd: `cd` there first changes nothing.
-        for c in [
-            "cd /home/u/proj && npm test",
-            "cd /home/u/proj/ && npm test 2>&1 | tail -20",
-            "cd . && npm test",
-            "cd \"/home/u/proj\" && npm test",
-            "cd packages/.. && npm test",
-        ] {
-            assert_eq!(key(c), "npm test", "{c:?}");
+        // Elsewhere, one directory however it is spelt.
+        let spellings: [(&[&str], &str); 2] = [
+            (
+                &[
+                    "cd /home/u/proj && npm test",
+                    "cd /home/u/proj/ && npm test 2>&1 | tail -20",
+                    "cd . && npm test",
+                    "cd \"/home/u/proj\" && npm test",
+                    "cd packages/.. && npm test",
+                ],
+                "npm test",
+            ),
+            (
+                &[
+                    "cd packages/a && make",
+                    "cd ./packages/a/ && make",
+                    "cd /home/u/proj/packages/a && make",
+                    "cd /home/u/proj/packages/b/../a && make",
+                ],
+                "cd /home/u/proj/packages/a && make",
+            ),
+        ];
+        for (commands, run) in spellings {
+            for c in commands {
+                assert_eq!(key(c), run, "{c:?}");
+            }
         }
-        // Elsewhere, one directory however it is spelt; another directory is another run.
-        for c in [
-            "cd packages/a && make",
-            "cd ./packages/a/ && make",
-            "cd /home/u/proj/packages/a && make",
-            "cd /home/u/proj/packages/b/../a && make",
-        ] {
-            assert_eq!(key(c), "cd /home/u/proj/packages/a && make", "{c:?}");
-        }
+        // Another directory is another run.
         for c in [
             "cd /tmp && npm test",
             "cd ~/proj && npm test",
