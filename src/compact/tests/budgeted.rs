@@ -1645,6 +1645,15 @@ proptest::proptest! {
     }
 }
 
+/// The line of [`budget_lines`]' turn `t`'s last message (line 1 is turn 0's first, 12 or 13
+/// lines a turn).
+fn end_of_turn(lines: &[Value], t: usize) -> usize {
+    lines
+        .iter()
+        .position(|l| l["message"]["content"][0]["text"] == json!(format!("Fixed module_{t}.")))
+        .unwrap()
+}
+
 /// A user's `!command` run (pi's `bashExecution`) printing `output` and exiting with `exit`.
 fn shell_run(command: &str, output: &str, exit: i64) -> Value {
     json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
@@ -1663,11 +1672,7 @@ fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
     ]);
     let kept_of_first = |rerun: &str| {
         let mut lines = after_first_message("bx000004", shell_run("cargo test", &first, 101));
-        // After turn 20's last message (line 1 is turn 0's first, 12 or 13 lines a turn).
-        let at = lines
-            .iter()
-            .position(|l| l["message"]["content"][0]["text"] == json!("Fixed module_20."))
-            .unwrap();
+        let at = end_of_turn(&lines, 20);
         let again = test_run_output(&["test result: ok. 121 passed; finished in 0.42s"]);
         insert_after(&mut lines, at, "bx000005", shell_run(rerun, &again, 0));
         let (l, dir) = load_lines(&format!("rerun-{}", rerun.len()), &lines);
@@ -1729,10 +1734,7 @@ fn a_file_read_again_gives_its_room_to_the_later_read() {
     // older news, so they are worth less than beside a read of another file.
     let first_read = |later_path: &str| {
         let mut lines = budget_lines(40);
-        let at = lines
-            .iter()
-            .position(|l| l["message"]["content"][0]["text"] == json!("Fixed module_20."))
-            .unwrap();
+        let at = end_of_turn(&lines, 20);
         let first = &lines[39]["message"];
         assert_eq!(first["toolName"], "read");
         let text = first["content"][0]["text"].as_str().unwrap().to_string();
