@@ -142,10 +142,10 @@ pub fn parse_message(pos: usize, entry_id: &str, mut m: Value) -> Option<RMsg> {
             let blocks = blocks_of(m.get_mut("content").map(Value::take));
             Kind::ToolResult {
                 call_id,
-                shown: if tool == "read" {
-                    Shown::of(&text_ref(&blocks))
-                } else {
-                    Shown::default()
+                shown: match tool.as_str() {
+                    "read" => Shown::of(&text_ref(&blocks)),
+                    "bash" => Shown::of_shell(&text_ref(&blocks)),
+                    _ => Shown::default(),
                 },
                 tool,
                 blocks,
@@ -175,14 +175,17 @@ pub fn parse_message(pos: usize, entry_id: &str, mut m: Value) -> Option<RMsg> {
     })
 }
 
-/// The lines a `read` result shows: how many, and the line pi's notice says to go on from
-/// (`[2140 more lines in file. Use offset=2001 to continue]`, `[Showing lines 1-2000 of 5436
-/// (50.0KB limit). Use offset=2001 to continue]`).
+/// The lines a `read` or `bash` result shows: how many, the line a `read`'s notice says to go
+/// on from (`[2140 more lines in file. Use offset=2001 to continue]`, `[Showing lines 1-2000 of
+/// 5436 (50.0KB limit). Use offset=2001 to continue]`), and the lines of a shell output pi cut
+/// before those it shows (`[Showing lines 3001-5000 of 5000. Full output: …]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Shown {
     pub lines: u32,
     /// The `offset=` of the notice: the first line of the file not shown.
     pub next: Option<u64>,
+    /// Lines of the output before the first one shown.
+    pub skipped: u64,
 }
 
 impl Shown {
@@ -201,6 +204,35 @@ impl Shown {
         Shown {
             lines: u32::try_from(body.lines().count()).unwrap_or(u32::MAX),
             next,
+            skipped: 0,
+        }
+    }
+
+    /// What the `bash` result text `text` shows: its lines without pi's notice, and from its
+    /// notice the lines cut before them. Nothing for an empty output (`(no output)`) or one
+    /// whose last line pi cut (`[Showing last 50.0KB of line 7 …]`).
+    pub fn of_shell(text: &str) -> Shown {
+        let body = text.trim_end();
+        let (body, skipped) = match body.rsplit_once("\n\n[Showing ") {
+            Some((body, notice)) if notice.ends_with(']') && !notice.contains('\n') => {
+                let first = notice
+                    .strip_prefix("lines ")
+                    .and_then(|r| r.split_once('-'))
+                    .and_then(|(a, _)| a.parse::<u64>().ok());
+                match first {
+                    Some(first) => (body, first.saturating_sub(1)),
+                    None => return Shown::default(),
+                }
+            }
+            _ => (body, 0),
+        };
+        if body.is_empty() || body == "(no output)" {
+            return Shown::default();
+        }
+        Shown {
+            lines: u32::try_from(body.lines().count()).unwrap_or(u32::MAX),
+            next: None,
+            skipped,
         }
     }
 }
@@ -618,7 +650,8 @@ mod tests {
             shown("a\nb\n\n[2140 more lines in file. Use offset=2001 to continue]\n"),
             Shown {
                 lines: 4,
-                next: Some(2001)
+                next: Some(2001),
+                skipped: 0,
             }
         );
         assert_eq!(
@@ -627,7 +660,8 @@ mod tests {
             ),
             Shown {
                 lines: 3,
-                next: Some(2001)
+                next: Some(2001),
+                skipped: 0,
             }
         );
         // No notice: the file ended (a line that only mentions an offset is not one).
@@ -635,21 +669,24 @@ mod tests {
             shown("a\nb\nc\n"),
             Shown {
                 lines: 3,
-                next: None
+                next: None,
+                skipped: 0,
             }
         );
         assert_eq!(
             shown("see [Use offset=9 to continue] above\nb"),
             Shown {
                 lines: 2,
-                next: None
+                next: None,
+                skipped: 0,
             }
         );
         assert_eq!(
             shown(""),
             Shown {
                 lines: 0,
-                next: None
+                next: None,
+                skipped: 0,
             }
         );
 
@@ -690,6 +727,52 @@ mod tests {
             "no line after the last"
         );
         assert_eq!(read(serde_json::json!({"path": "a.rs"}), ""), None);
+    }
+
+    #[test]
+    fn a_shell_output_shows_its_lines_and_the_lines_pi_cut_before_them() {
+        let shown = |lines, skipped| Shown {
+            lines,
+            next: None,
+            skipped,
+        };
+        assert_eq!(Shown::of_shell("a\nb\nc\n"), shown(3, 0));
+        assert_eq!(
+            Shown::of_shell("a\nb\n\n[Showing lines 3001-3002 of 3002. Full output: /tmp/o]"),
+            shown(2, 3000)
+        );
+        assert_eq!(
+            Shown::of_shell(
+                "a\n\n[Showing lines 41-41 of 41 (50.0KB limit). Full output: /tmp/pi-bash-1.log]"
+            ),
+            shown(1, 40)
+        );
+        // A line that only looks like a notice is a line.
+        assert_eq!(Shown::of_shell("[Showing lines 3-4 of 9]"), shown(1, 0));
+        assert_eq!(Shown::of_shell("a\n\n[Showing the plan]\nb"), shown(4, 0));
+        for nothing in [
+            "",
+            "(no output)",
+            "\n\n[Showing lines 1-0 of 0. Full output: /tmp/o]",
+            "x\n\n[Showing last 50.0KB of line 7 (line is 2.0MB). Full output: /tmp/o]",
+        ] {
+            assert_eq!(Shown::of_shell(nothing), Shown::default(), "{nothing:?}");
+        }
+        // Parsed from a `bash` result; another tool's shows nothing.
+        let result = |tool: &str| {
+            let m = parse_message(
+                1,
+                "b",
+                serde_json::json!({"role": "toolResult", "toolCallId": "c1", "toolName": tool,
+                    "content": [{"type": "text", "text": "a\nb"}], "isError": false}),
+            );
+            match m.map(|m| m.kind) {
+                Some(Kind::ToolResult { shown, .. }) => shown,
+                _ => panic!("not a tool result"),
+            }
+        };
+        assert_eq!(result("bash"), shown(2, 0));
+        assert_eq!(result("grep"), Shown::default());
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! The value model's per-pair factors ([`factor`]): what later pairs tell about a pair
 //! ([`PairFacts`]: superseded by a later identical call or shell command, a read whose lines a
-//! later read shows again, a read rewritten whole, an error resolved later, a file edited
-//! later), whether the user's words name its file, its pin and tool kind, and an external
-//! scorer's prior.
+//! later call shows again ([`files`](super::files)), a read rewritten whole, an error resolved
+//! later, a file edited later), whether the user's words name its file, its pin and tool kind,
+//! and an external scorer's prior.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::WRITTEN_FACTOR;
+use super::files::{Spans, directory, file_key, view};
 use crate::compact::named::{NAMED_NOW, USER_NAMED, named_file};
 use crate::compact::region::{Kind, Pair, Pin, RMsg, normalised_args, same_key};
 use crate::score::PairScore;
@@ -14,7 +15,7 @@ use crate::score::PairScore;
 /// The factor of an output a later identical run succeeded after (its state is older news).
 pub(crate) const SUPERSEDED: f32 = 0.4;
 
-/// The factor of a `read` whose lines a later `read` of the file shows again.
+/// The factor of a call whose lines of a file a later call shows again ([`PairFacts::reread`]).
 pub(crate) const REREAD: f32 = 0.4;
 
 /// What later pairs tell about a pair (for its factor).
@@ -27,10 +28,10 @@ pub struct PairFacts {
     /// By region message: a user's `!cmd` whose command ran again later and succeeded (the
     /// user's `!` or the agent's `bash`).
     pub bang_superseded: Vec<bool>,
-    /// A `read` whose lines a later successful `read` of the file shows again (not an
-    /// identical call: those are `superseded`).
+    /// A `read`, or a shell command that only prints lines of one file, whose lines a later
+    /// successful one shows again (`files::view`; not an identical call: those are `superseded`).
     pub reread: Vec<bool>,
-    /// A `read` whose file is written whole later.
+    /// A `read` (or such a shell command) whose file is written whole later.
     pub rewritten: Vec<bool>,
     /// A call on a path the session edits or writes later.
     pub edited_later: Vec<bool>,
@@ -67,6 +68,10 @@ struct Keys {
     same: String,
     /// A `bash` call's [`command_key`]: the user's later `!` run of it supersedes it too.
     command: Option<String>,
+    /// The file it works on ([`file_key`]).
+    file: Option<String>,
+    /// The file whose lines it showed, and those lines ([`view`]).
+    view: Option<(String, (u64, u64))>,
 }
 
 impl Keys {
@@ -83,6 +88,8 @@ impl Keys {
             norm,
             same: same_key(&p.tool, &p.args),
             command,
+            file: p.path().map(|path| file_key(path, cwd)),
+            view: view(p, cwd),
         }
     }
 }
@@ -133,37 +140,6 @@ pub(crate) fn command_key(cmd: &str, cwd: Option<&str>) -> String {
     key
 }
 
-/// The directory `cd dir` goes to from `cwd` (POSIX paths: `.`, `..`, quotes and a trailing
-/// `/` resolved), and whether it is `cwd`; `None` for what it cannot tell (`~`, `$HOME`, `-`, a
-/// cwd that is not an absolute POSIX path).
-fn directory(dir: &str, cwd: &str) -> Option<(String, bool)> {
-    let dir = dir.trim_matches(['"', '\'']);
-    if !cwd.starts_with('/') || dir.is_empty() || dir.starts_with(['~', '$', '-']) {
-        return None;
-    }
-    let normal = |path: &str| {
-        let mut parts: Vec<&str> = Vec::new();
-        for part in path.split('/') {
-            match part {
-                "" | "." => {}
-                ".." => {
-                    parts.pop();
-                }
-                _ => parts.push(part),
-            }
-        }
-        format!("/{}", parts.join("/"))
-    };
-    let cwd = normal(cwd);
-    let to = if dir.starts_with('/') {
-        normal(dir)
-    } else {
-        normal(&format!("{cwd}/{dir}"))
-    };
-    let here = to == cwd;
-    Some((to, here))
-}
-
 /// What the calls after the one at hand did (the backward pass's state).
 #[derive(Default)]
 struct Later {
@@ -172,45 +148,11 @@ struct Later {
     ok_key: HashSet<String>,
     /// Shell commands the user ran with `!` that succeeded, by [`command_key`].
     ok_user: HashSet<String>,
-    /// Files written, and files edited or written.
+    /// Files written, and files edited or written ([`file_key`]).
     written: HashSet<String>,
     edited: HashSet<String>,
-    /// The lines of each file successful `read`s showed ([`Pair::read_span`]).
+    /// The lines of each file successful calls showed ([`view`]).
     read: HashMap<String, Spans>,
-}
-
-/// Spans of lines `[first, end)`, only those no other one holds: by first line, their ends
-/// rising. Whether one holds a span and adding one both take a lookup (a file read thousands
-/// of times stays linear).
-#[derive(Default)]
-struct Spans(BTreeMap<u64, u64>);
-
-impl Spans {
-    /// Whether one of the spans holds `[first, end)`: the one starting last at or before
-    /// `first` ends furthest of those.
-    fn hold(&self, first: u64, end: u64) -> bool {
-        self.0
-            .range(..=first)
-            .next_back()
-            .is_some_and(|(_, &e)| e >= end)
-    }
-
-    fn add(&mut self, first: u64, end: u64) {
-        if self.hold(first, end) {
-            return;
-        }
-        // The spans it holds start at or after `first` and end at or before `end`.
-        let held: Vec<u64> = self
-            .0
-            .range(first..)
-            .take_while(|(_, e)| **e <= end)
-            .map(|(f, _)| *f)
-            .collect();
-        for f in held {
-            self.0.remove(&f);
-        }
-        self.0.insert(first, end);
-    }
 }
 
 impl Later {
@@ -223,27 +165,24 @@ impl Later {
             self.ok_norm.insert(keys.norm);
             self.ok_key.insert(keys.same);
         }
-        if let Some(path) = p.path() {
-            if let Some((first, end)) = p.read_span() {
-                self.read
-                    .entry(path.to_string())
-                    .or_default()
-                    .add(first, end);
-            }
+        if let Some((file, (first, end))) = keys.view {
+            self.read.entry(file).or_default().add(first, end);
+        }
+        if let Some(file) = keys.file {
             if p.tool == "write" {
-                self.written.insert(path.to_string());
+                self.written.insert(file.clone());
             }
             if matches!(p.tool.as_str(), "edit" | "write") {
-                self.edited.insert(path.to_string());
+                self.edited.insert(file);
             }
         }
     }
 
-    /// Whether a later `read` of `path` showed all of the lines `span`.
-    fn reread(&self, path: &str, (first, end): (u64, u64)) -> bool {
+    /// Whether a later call showed all of the lines `span` of `file` ([`view`]).
+    fn reread(&self, (file, (first, end)): &(String, (u64, u64))) -> bool {
         self.read
-            .get(path)
-            .is_some_and(|spans| spans.hold(first, end))
+            .get(file)
+            .is_some_and(|spans| spans.hold(*first, *end))
     }
 
     /// Whether a shell command ran later and succeeded, the user's `!` or the agent's `bash`.
@@ -309,12 +248,13 @@ pub fn pair_facts(
                 .command
                 .as_ref()
                 .is_some_and(|c| seen.ok_user.contains(c));
-        if let Some(path) = p.path() {
-            f.reread[i] =
-                !f.superseded[i] && p.read_span().is_some_and(|span| seen.reread(path, span));
-            f.rewritten[i] = p.tool == "read" && seen.written.contains(path);
+        f.reread[i] = !f.superseded[i] && keys.view.as_ref().is_some_and(|v| seen.reread(v));
+        // The file it works on: its path, or the file a shell command printed.
+        if let Some(file) = keys.file.as_ref().or(keys.view.as_ref().map(|v| &v.0)) {
+            f.rewritten[i] =
+                (p.tool == "read" || keys.view.is_some()) && seen.written.contains(file);
             f.edited_later[i] =
-                !matches!(p.tool.as_str(), "edit" | "write") && seen.edited.contains(path);
+                !matches!(p.tool.as_str(), "edit" | "write") && seen.edited.contains(file);
         }
         f.resolved[i] = p.is_error && seen.ok_key.contains(&keys.same);
         seen.note(p, keys);
@@ -549,7 +489,11 @@ mod tests {
         if let Some(o) = offset {
             p.args = json!({ "path": path, "offset": o, "limit": 50 }).into();
         }
-        p.shown = crate::compact::region::Shown { lines, next };
+        p.shown = crate::compact::region::Shown {
+            lines,
+            next,
+            skipped: 0,
+        };
         p.is_error = !ok;
         p
     }
@@ -587,26 +531,6 @@ mod tests {
         // An identical read is superseded, and only that.
         let facts = pair_facts(&[], &[short.clone(), short], &[], &[], "", "", None);
         assert_eq!((facts.superseded[0], facts.reread[0]), (true, false));
-    }
-
-    proptest::proptest! {
-        /// Whatever spans were added, one holds a span exactly when one added holds it.
-        #[test]
-        fn spans_hold_what_one_added_span_holds(
-            added in proptest::collection::vec((1u64..40, 0u64..40), 0..30),
-            asked in proptest::collection::vec((1u64..40, 0u64..40), 1..20),
-        ) {
-            let mut spans = Spans::default();
-            let added: Vec<(u64, u64)> = added.into_iter().map(|(f, l)| (f, f + l + 1)).collect();
-            for &(f, e) in &added {
-                spans.add(f, e);
-            }
-            for (f, l) in asked {
-                let e = f + l + 1;
-                let any = added.iter().any(|&(af, ae)| af <= f && ae >= e);
-                proptest::prop_assert_eq!(spans.hold(f, e), any, "{:?} holds [{}, {})", added, f, e);
-            }
-        }
     }
 
     #[test]

@@ -557,6 +557,7 @@ fn render_within(
 
 mod ctx;
 mod factors;
+mod files;
 mod fill;
 mod levels;
 mod outcome;

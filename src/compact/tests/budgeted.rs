@@ -1730,24 +1730,25 @@ fn a_shell_command_the_user_ran_again_gives_its_room_to_the_rerun() {
 #[test]
 fn a_file_read_again_gives_its_room_to_the_later_read() {
     // Turn 3 reads `src/module_3/part_0.rs` whole (120 lines); after turn 20 the agent reads it
-    // again from line 1 (other arguments, the same lines shown): the first read's lines are
-    // older news, so they are worth less than beside a read of another file.
-    let first_read = |later_path: &str| {
+    // again from line 1 (other arguments, the same lines shown), or prints it with a shell
+    // command naming it another way: the first read's lines are older news, so they are worth
+    // less than beside a read of another file.
+    let first_read = |tag: usize, tool: &str, args: Value| {
         let mut lines = budget_lines(40);
         let at = end_of_turn(&lines, 20);
         let first = &lines[39]["message"];
         assert_eq!(first["toolName"], "read");
         let text = first["content"][0]["text"].as_str().unwrap().to_string();
         let call = json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
-            "message":{"role":"assistant","content":[{"type":"toolCall","id":"rr1","name":"read",
-                "arguments":{"path":later_path,"offset":1,"limit":200}}],
+            "message":{"role":"assistant","content":[{"type":"toolCall","id":"rr1","name":tool,
+                "arguments":args}],
                 "api":"x","provider":"mock","model":"m","stopReason":"toolUse","timestamp":2}});
         let result = json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
-            "message":{"role":"toolResult","toolCallId":"rr1","toolName":"read",
+            "message":{"role":"toolResult","toolCallId":"rr1","toolName":tool,
                 "content":[{"type":"text","text":text}],"isError":false,"timestamp":3}});
         insert_after(&mut lines, at, "br000001", call);
         insert_after(&mut lines, at + 1, "br000002", result);
-        let (l, dir) = load_lines(&format!("reread-{}", later_path.len()), &lines);
+        let (l, dir) = load_lines(&format!("reread-{tag}"), &lines);
         let kept: Vec<(usize, f64, Vec<&str>)> = [0.30, 0.10]
             .into_iter()
             .map(|r| {
@@ -1767,15 +1768,32 @@ fn a_file_read_again_gives_its_room_to_the_later_read() {
         std::fs::remove_dir_all(dir).ok();
         kept
     };
-    let reread = first_read("src/module_3/part_0.rs");
-    let other = first_read("src/module_3/part_9.rs");
-    for ((kr, fr, why_r), (ko, fo, why_o)) in reread.iter().zip(&other) {
-        assert_eq!(why_r.first(), Some(&"reread"), "{why_r:?}");
-        assert!(!why_o.contains(&"reread"), "{why_o:?}");
-        assert!((fr / fo - 0.4).abs() < 0.01, "{fr} {fo}");
-        assert!(
-            kr < ko,
-            "kept {reread:?} of the first read, {other:?} beside another file"
-        );
+    let read = |path: &str| json!({"path": path, "offset": 1, "limit": 200});
+    let shell = |command: &str| json!({ "command": command });
+    let other = first_read(0, "read", read("src/module_3/part_9.rs"));
+    for (tag, tool, args) in [
+        (1, "read", read("src/module_3/part_0.rs")),
+        (
+            2,
+            "read",
+            read("/nonexistent/budget-proj/src/module_3/part_0.rs"),
+        ),
+        (3, "bash", shell("cat ./src/module_3/part_0.rs")),
+        (
+            4,
+            "bash",
+            shell("cd src/module_3 && sed -n '1,200p' part_0.rs"),
+        ),
+    ] {
+        let reread = first_read(tag, tool, args);
+        for ((kr, fr, why_r), (ko, fo, why_o)) in reread.iter().zip(&other) {
+            assert_eq!(why_r.first(), Some(&"reread"), "{tag}: {why_r:?}");
+            assert!(!why_o.contains(&"reread"), "{why_o:?}");
+            assert!((fr / fo - 0.4).abs() < 0.01, "{tag}: {fr} {fo}");
+            assert!(
+                kr < ko,
+                "{tag}: kept {reread:?} of the first read, {other:?} beside another file"
+            );
+        }
     }
 }

@@ -1,0 +1,260 @@
+//! Files as the value model sees them: a path resolved as pi resolves it ([`file_key`], from
+//! the session's cwd), the lines of a file a call showed ([`view`]: a `read`, or a shell
+//! command that only prints lines of one file), and the spans of a file shown so far
+//! ([`Spans`]).
+
+use std::collections::BTreeMap;
+
+use crate::compact::region::Pair;
+
+/// The directory `cd dir` goes to from `cwd` (POSIX paths: `.`, `..`, quotes and a trailing
+/// `/` resolved), and whether it is `cwd`; `None` for what it cannot tell (`~`, `$HOME`, `-`, a
+/// cwd that is not an absolute POSIX path).
+pub(super) fn directory(dir: &str, cwd: &str) -> Option<(String, bool)> {
+    let dir = dir.trim_matches(['"', '\'']);
+    if !cwd.starts_with('/') || dir.is_empty() || dir.starts_with(['~', '$', '-']) {
+        return None;
+    }
+    let normal = |path: &str| {
+        let mut parts: Vec<&str> = Vec::new();
+        for part in path.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                _ => parts.push(part),
+            }
+        }
+        format!("/{}", parts.join("/"))
+    };
+    let cwd = normal(cwd);
+    let to = if dir.starts_with('/') {
+        normal(dir)
+    } else {
+        normal(&format!("{cwd}/{dir}"))
+    };
+    let here = to == cwd;
+    Some((to, here))
+}
+
+/// A file's path as one key: pi's tools drop a leading `@` and resolve the rest against the
+/// session's cwd, so `src/a.ts`, `./src/a.ts` and `<cwd>/src/a.ts` are one file. As written
+/// when it cannot tell (no cwd, `~`, `$HOME`).
+pub(super) fn file_key(path: &str, cwd: Option<&str>) -> String {
+    let path = path.strip_prefix('@').unwrap_or(path);
+    cwd.and_then(|cwd| directory(path, cwd))
+        .map_or_else(|| path.to_string(), |(to, _)| to)
+}
+
+/// The file whose lines a call showed, by [`file_key`], and those lines `[first, end)`
+/// counted from 1: a successful `read`'s ([`Pair::read_span`]), or a successful `bash` call
+/// that only prints lines of one file ([`printed`]): `cat f`, `head -n N f`, `sed -n 'A,Bp' f`,
+/// after an optional `cd dir &&`. A shell output pi cut to its last lines shows those.
+pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> {
+    if p.tool == "read" {
+        return Some((file_key(p.path()?, cwd), p.read_span()?));
+    }
+    if p.tool != "bash" || p.is_error || p.result_msg.is_none() || p.shown.lines == 0 {
+        return None;
+    }
+    let (path, first, most) = printed(p.arg("command")?, cwd)?;
+    let first = first.checked_add(p.shown.skipped)?;
+    let end = first
+        .saturating_add(u64::from(p.shown.lines))
+        .min(first.saturating_add(most));
+    Some((path, (first, end)))
+}
+
+/// What a shell command prints when it only prints lines of one file: the file (by
+/// [`file_key`], from the `cd` directory when it starts with `cd dir &&`), the first line
+/// printed and at most how many. `None` for anything else (pipes, several files, globs,
+/// variables, redirections, flags it does not know).
+fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
+    let mut words: Vec<&str> = cmd.split_whitespace().collect();
+    let mut base = cwd.map(str::to_string);
+    if let ["cd", dir, "&&", ..] = words.as_slice() {
+        base = Some(directory(dir, cwd?)?.0);
+        words.drain(..3);
+    }
+    let number = |w: &str| w.parse::<u64>().ok();
+    let (file, first, most) = match words.as_slice() {
+        ["cat", file] => (*file, 1, u64::MAX),
+        ["head", file] => (*file, 1, 10),
+        ["head", "-n", n, file] => (*file, 1, number(n)?),
+        ["head", n, file] => (
+            *file,
+            1,
+            number(n.strip_prefix("-n").or_else(|| n.strip_prefix('-'))?)?,
+        ),
+        ["sed", "-n", range, file] => {
+            let range = range.trim_matches(['\'', '"']).strip_suffix('p')?;
+            let (a, b) = range.split_once(',').unwrap_or((range, range));
+            let (a, b) = (number(a)?.max(1), number(b)?);
+            (*file, a, (b + 1).checked_sub(a).filter(|n| *n > 0)?)
+        }
+        _ => return None,
+    };
+    let file = file.trim_matches(['"', '\'']);
+    if file.is_empty() || file.contains(['*', '?', '[', '$', '`', '<', '>', '|', ';', '&']) {
+        return None;
+    }
+    Some((file_key(file, base.as_deref()), first, most))
+}
+
+/// Spans of lines `[first, end)`, only those no other one holds: by first line, their ends
+/// rising. Whether one holds a span and adding one both take a lookup (a file read thousands
+/// of times stays linear).
+#[derive(Default)]
+pub(super) struct Spans(BTreeMap<u64, u64>);
+
+impl Spans {
+    /// Whether one of the spans holds `[first, end)`: the one starting last at or before
+    /// `first` ends furthest of those.
+    pub(super) fn hold(&self, first: u64, end: u64) -> bool {
+        self.0
+            .range(..=first)
+            .next_back()
+            .is_some_and(|(_, &e)| e >= end)
+    }
+
+    pub(super) fn add(&mut self, first: u64, end: u64) {
+        if self.hold(first, end) {
+            return;
+        }
+        // The spans it holds start at or after `first` and end at or before `end`.
+        let held: Vec<u64> = self
+            .0
+            .range(first..)
+            .take_while(|(_, e)| **e <= end)
+            .map(|(f, _)| *f)
+            .collect();
+        for f in held {
+            self.0.remove(&f);
+        }
+        self.0.insert(first, end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::region::Shown;
+    use serde_json::json;
+
+    const CWD: Option<&str> = Some("/home/u/proj");
+
+    /// A successful `bash` call of `command` whose output shows `lines` lines, `skipped` cut
+    /// before them.
+    fn shell(command: &str, lines: u32, skipped: u64) -> Pair {
+        Pair {
+            n: 1,
+            call_msg: 0,
+            block: 0,
+            result_msg: Some(1),
+            call_id: "c1".into(),
+            tool: "bash".into(),
+            args: json!({ "command": command }).into(),
+            output: String::new(),
+            output_chars: 0,
+            images: 0,
+            is_error: false,
+            shown: Shown {
+                lines,
+                next: None,
+                skipped,
+            },
+            key: "t1".into(),
+        }
+    }
+
+    #[test]
+    fn a_file_is_one_key_however_the_call_names_it() {
+        for path in [
+            "src/a.ts",
+            "./src/a.ts",
+            "@src/a.ts",
+            "/home/u/proj/src/a.ts",
+            "/home/u/proj/lib/../src/a.ts",
+        ] {
+            assert_eq!(file_key(path, CWD), "/home/u/proj/src/a.ts", "{path}");
+        }
+        assert_eq!(file_key("~/a.ts", CWD), "~/a.ts");
+        assert_eq!(file_key("src/a.ts", None), "src/a.ts");
+        assert_eq!(file_key("src/a.ts", Some("C:\\proj")), "src/a.ts");
+    }
+
+    #[test]
+    fn a_shell_command_that_prints_lines_of_a_file_shows_them() {
+        let file = || "/home/u/proj/src/a.ts".to_string();
+        for (command, lines, skipped, span) in [
+            ("cat src/a.ts", 40, 0, (1, 41)),
+            ("cat /home/u/proj/src/a.ts", 40, 0, (1, 41)),
+            // pi cut the output to its last 2,000 lines.
+            ("cat src/a.ts", 2000, 3000, (3001, 5001)),
+            ("head -n 20 src/a.ts", 20, 0, (1, 21)),
+            ("head -20 src/a.ts", 12, 0, (1, 13)),
+            ("head -n20 'src/a.ts'", 20, 0, (1, 21)),
+            ("head src/a.ts", 10, 0, (1, 11)),
+            ("sed -n '260,275p' src/a.ts", 16, 0, (260, 276)),
+            ("sed -n \"5p\" src/a.ts", 1, 0, (5, 6)),
+            // The file ended before the range did.
+            ("sed -n 10,50p src/a.ts", 3, 0, (10, 13)),
+            ("cd src && cat a.ts", 40, 0, (1, 41)),
+            ("cd /home/u/proj && head -n 5 src/a.ts", 5, 0, (1, 6)),
+        ] {
+            assert_eq!(
+                view(&shell(command, lines, skipped), CWD),
+                Some((file(), span)),
+                "{command}"
+            );
+        }
+        for command in [
+            "cat src/a.ts | grep x",
+            "cat src/a.ts src/b.ts",
+            "cat src/*.ts",
+            "cat -n src/a.ts",
+            "head -c 100 src/a.ts",
+            "sed -n '/fn/p' src/a.ts",
+            "sed -n '9,3p' src/a.ts",
+            "sed -i 's/a/b/' src/a.ts",
+            "tail -n 20 src/a.ts",
+            "cat $FILE",
+            "cd ~ && cat a.ts",
+            "grep -n x src/a.ts",
+        ] {
+            assert_eq!(view(&shell(command, 5, 0), CWD), None, "{command}");
+        }
+        // Not a failed run, nor an empty output.
+        let mut failed = shell("cat src/a.ts", 5, 0);
+        failed.is_error = true;
+        assert_eq!(view(&failed, CWD), None);
+        assert_eq!(view(&shell("cat src/a.ts", 0, 0), CWD), None);
+        // Without the cwd a relative path stays as written; a `cd` cannot be followed.
+        assert_eq!(
+            view(&shell("cat src/a.ts", 4, 0), None),
+            Some(("src/a.ts".to_string(), (1, 5)))
+        );
+        assert_eq!(view(&shell("cd src && cat a.ts", 4, 0), None), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever spans were added, one holds a span exactly when one added holds it.
+        #[test]
+        fn spans_hold_what_one_added_span_holds(
+            added in proptest::collection::vec((1u64..40, 0u64..40), 0..30),
+            asked in proptest::collection::vec((1u64..40, 0u64..40), 1..20),
+        ) {
+            let mut spans = Spans::default();
+            let added: Vec<(u64, u64)> = added.into_iter().map(|(f, l)| (f, f + l + 1)).collect();
+            for &(f, e) in &added {
+                spans.add(f, e);
+            }
+            for (f, l) in asked {
+                let e = f + l + 1;
+                let any = added.iter().any(|&(af, ae)| af <= f && ae >= e);
+                proptest::prop_assert_eq!(spans.hold(f, e), any, "{:?} holds [{}, {})", added, f, e);
+            }
+        }
+    }
+}
