@@ -186,6 +186,9 @@ pub struct Shown {
     pub next: Option<u64>,
     /// Lines of the output before the first one shown.
     pub skipped: u64,
+    /// A shell output whose every line starts with a line number (`grep -n`'s `12:` for a
+    /// match, `12-` for context, `--` between groups): the lines `[first, end)` it spans.
+    pub numbered: Option<(u64, u64)>,
 }
 
 impl Shown {
@@ -204,7 +207,7 @@ impl Shown {
         Shown {
             lines: u32::try_from(body.lines().count()).unwrap_or(u32::MAX),
             next,
-            skipped: 0,
+            ..Shown::default()
         }
     }
 
@@ -233,8 +236,25 @@ impl Shown {
             lines: u32::try_from(body.lines().count()).unwrap_or(u32::MAX),
             next: None,
             skipped,
+            numbered: numbered(body),
         }
     }
+}
+
+/// The lines `[first, end)` an output spans whose every line starts with a line number and
+/// `:` or `-` (`grep -n`), `--` lines apart; `None` when one does not.
+fn numbered(body: &str) -> Option<(u64, u64)> {
+    let mut span: Option<(u64, u64)> = None;
+    for line in body.lines().filter(|l| *l != "--") {
+        let digits = line.find(|c: char| !c.is_ascii_digit())?;
+        if !matches!(line.as_bytes().get(digits), Some(b':' | b'-')) {
+            return None;
+        }
+        let n: u64 = line[..digits].parse().ok()?;
+        let (first, end) = span.unwrap_or((n, n.saturating_add(1)));
+        span = Some((first.min(n), end.max(n.saturating_add(1))));
+    }
+    span.filter(|(first, _)| *first > 0)
 }
 
 /// A tool call and (when found) its result.
@@ -651,7 +671,7 @@ mod tests {
             Shown {
                 lines: 4,
                 next: Some(2001),
-                skipped: 0,
+                ..Shown::default()
             }
         );
         assert_eq!(
@@ -661,7 +681,7 @@ mod tests {
             Shown {
                 lines: 3,
                 next: Some(2001),
-                skipped: 0,
+                ..Shown::default()
             }
         );
         // No notice: the file ended (a line that only mentions an offset is not one).
@@ -670,7 +690,7 @@ mod tests {
             Shown {
                 lines: 3,
                 next: None,
-                skipped: 0,
+                ..Shown::default()
             }
         );
         assert_eq!(
@@ -678,7 +698,7 @@ mod tests {
             Shown {
                 lines: 2,
                 next: None,
-                skipped: 0,
+                ..Shown::default()
             }
         );
         assert_eq!(
@@ -686,7 +706,7 @@ mod tests {
             Shown {
                 lines: 0,
                 next: None,
-                skipped: 0,
+                ..Shown::default()
             }
         );
 
@@ -733,8 +753,8 @@ mod tests {
     fn a_shell_output_shows_its_lines_and_the_lines_pi_cut_before_them() {
         let shown = |lines, skipped| Shown {
             lines,
-            next: None,
             skipped,
+            ..Shown::default()
         };
         assert_eq!(Shown::of_shell("a\nb\nc\n"), shown(3, 0));
         assert_eq!(
@@ -773,6 +793,32 @@ mod tests {
         };
         assert_eq!(result("bash"), shown(2, 0));
         assert_eq!(result("grep"), Shown::default());
+    }
+
+    #[test]
+    fn a_numbered_shell_output_spans_its_first_to_its_last_line_number() {
+        let numbered = |text: &str| Shown::of_shell(text).numbered;
+        assert_eq!(
+            numbered("40:fn main() {\n41-    run();\n--\n95:fn run()"),
+            Some((40, 96))
+        );
+        assert_eq!(numbered("7:x"), Some((7, 8)));
+        // pi cut the output: the lines it shows.
+        assert_eq!(
+            numbered("900:a\n905:b\n\n[Showing lines 2-3 of 3. Full output: /tmp/o]"),
+            Some((900, 906))
+        );
+        for not in [
+            "src/a.ts:12:x",
+            "12 x",
+            "x\n12:x",
+            "0:x",
+            "12",
+            "--",
+            "(no output)",
+        ] {
+            assert_eq!(numbered(not), None, "{not:?}");
+        }
     }
 
     #[test]

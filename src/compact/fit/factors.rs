@@ -492,7 +492,7 @@ mod tests {
         p.shown = crate::compact::region::Shown {
             lines,
             next,
-            skipped: 0,
+            ..Default::default()
         };
         p.is_error = !ok;
         p
@@ -531,6 +531,45 @@ mod tests {
         // An identical read is superseded, and only that.
         let facts = pair_facts(&[], &[short.clone(), short], &[], &[], "", "", None);
         assert_eq!((facts.superseded[0], facts.reread[0]), (true, false));
+    }
+
+    #[test]
+    fn a_search_or_a_print_whose_lines_a_later_call_shows_again_is_reread() {
+        let cwd = Some("/home/u/proj");
+        // A `bash` call of `command` whose output shows `lines` lines, numbered `numbered`.
+        let shell = |command: &str, lines: u32, numbered: Option<(u64, u64)>| {
+            let mut p = pair("bash", "");
+            p.args = json!({ "command": command }).into();
+            p.shown = crate::compact::region::Shown {
+                lines,
+                numbered,
+                ..Default::default()
+            };
+            p
+        };
+        let facts = |pairs: &[Pair]| pair_facts(&[], pairs, &[], &[], "", "", cwd);
+        // `grep -n` finds lines 40–95 of the file; a later read shows lines 1–2000 (the path
+        // written absolute): the search is older news, and the file it searched was edited.
+        let grep = shell("grep -n \"fn main\" src/a.ts | head -5", 5, Some((40, 96)));
+        let whole = read("/home/u/proj/src/a.ts", None, 2002, Some(2001), true);
+        let edit = pair("edit", "./src/a.ts");
+        let f = facts(&[grep.clone(), whole.clone(), edit.clone()]);
+        assert_eq!(f.reread, [true, false, false]);
+        assert_eq!(f.edited_later, [true, true, false]);
+        // Not when the read shows only some of its lines, nor the other way round.
+        let part = read("src/a.ts", Some(60), 52, Some(110), true);
+        assert_eq!(facts(&[grep.clone(), part]).reread, [false, false]);
+        assert_eq!(facts(&[whole.clone(), grep]).reread, [false, false]);
+        // A `cat` of the file, then a read; a read, then `sed -n` printing its lines again.
+        let cat = shell("cd src && cat a.ts", 30, None);
+        assert_eq!(facts(&[cat, whole]).reread, [true, false]);
+        let short = read("src/a.ts", Some(10), 20, Some(30), true);
+        let sed = shell("sed -n '5,40p' src/a.ts", 36, None);
+        assert_eq!(facts(&[short, sed]).reread, [true, false]);
+        // A printed file written whole later is `rewritten`.
+        let cat = shell("cat src/a.ts", 30, None);
+        let write = pair("write", "/home/u/proj/src/a.ts");
+        assert_eq!(facts(&[cat, write]).rewritten, [true, false]);
     }
 
     #[test]

@@ -49,8 +49,10 @@ pub(super) fn file_key(path: &str, cwd: Option<&str>) -> String {
 
 /// The file whose lines a call showed, by [`file_key`], and those lines `[first, end)`
 /// counted from 1: a successful `read`'s ([`Pair::read_span`]), or a successful `bash` call
-/// that only prints lines of one file ([`printed`]): `cat f`, `head -n N f`, `sed -n 'A,Bp' f`,
-/// after an optional `cd dir &&`. A shell output pi cut to its last lines shows those.
+/// that only prints lines of one file ([`printed`]: `cat f`, `head -n N f`, `sed -n 'A,Bp' f`,
+/// after an optional `cd dir &&`; a shell output pi cut to its last lines shows those), or
+/// searches one file for numbered lines ([`searched`]: `grep -n pattern f`; from the first
+/// line number its output shows to the last).
 pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> {
     if p.tool == "read" {
         return Some((file_key(p.path()?, cwd), p.read_span()?));
@@ -58,7 +60,11 @@ pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> 
     if p.tool != "bash" || p.is_error || p.result_msg.is_none() || p.shown.lines == 0 {
         return None;
     }
-    let (path, first, most) = printed(p.arg("command")?, cwd)?;
+    let command = p.arg("command")?;
+    if let Some(file) = searched(command, cwd) {
+        return Some((file, p.shown.numbered?));
+    }
+    let (path, first, most) = printed(command, cwd)?;
     let first = first.checked_add(p.shown.skipped)?;
     let end = first
         .saturating_add(u64::from(p.shown.lines))
@@ -71,12 +77,7 @@ pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> 
 /// printed and at most how many. `None` for anything else (pipes, several files, globs,
 /// variables, redirections, flags it does not know).
 fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
-    let mut words: Vec<&str> = cmd.split_whitespace().collect();
-    let mut base = cwd.map(str::to_string);
-    if let ["cd", dir, "&&", ..] = words.as_slice() {
-        base = Some(directory(dir, cwd?)?.0);
-        words.drain(..3);
-    }
+    let (words, base) = after_cd(cmd, cwd)?;
     let number = |w: &str| w.parse::<u64>().ok();
     let (file, first, most) = match words.as_slice() {
         ["cat", file] => (*file, 1, u64::MAX),
@@ -95,11 +96,68 @@ fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
         }
         _ => return None,
     };
-    let file = file.trim_matches(['"', '\'']);
-    if file.is_empty() || file.contains(['*', '?', '[', '$', '`', '<', '>', '|', ';', '&']) {
+    Some((one_file(file, base.as_deref())?, first, most))
+}
+
+/// The file a `grep -n` (or `rg -n`) searches when it searches one named file, its output
+/// numbered by the file's lines (cut by `| head`/`| tail`, or filtered by another `grep`, it
+/// still is). `None` for a recursive search, several files, a search of its input.
+fn searched(cmd: &str, cwd: Option<&str>) -> Option<String> {
+    let (words, base) = after_cd(cmd, cwd)?;
+    let mut stages = words.split(|w| *w == "|");
+    let search = stages.next()?;
+    let passes = |stage: &[&str]| matches!(stage.first(), Some(&("head" | "tail" | "grep")));
+    if !stages.all(passes) {
         return None;
     }
-    Some((file_key(file, base.as_deref()), first, most))
+    let (file, flags) = match search {
+        [prog @ ("grep" | "rg"), flags @ .., file] if flags.len() >= 2 => (*file, (*prog, flags)),
+        _ => return None,
+    };
+    let (prog, flags) = flags;
+    let short = |w: &&str| w.starts_with('-') && !w.starts_with("--");
+    let numbered = flags
+        .iter()
+        .any(|w| *w == "--line-number" || (short(w) && w[1..].contains('n')));
+    let recursive = flags.iter().any(|w| {
+        matches!(*w, "--recursive" | "--dereference-recursive")
+            || (prog == "grep" && short(w) && w[1..].contains(['r', 'R']))
+    });
+    if !numbered || recursive {
+        return None;
+    }
+    one_file(file, base.as_deref())
+}
+
+/// A shell command's words, after a leading `cd dir &&` and without `2>&1` or `2>/dev/null`,
+/// and the directory it runs in.
+fn after_cd<'a>(cmd: &'a str, cwd: Option<&str>) -> Option<(Vec<&'a str>, Option<String>)> {
+    let mut words: Vec<&str> = cmd
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "2>&1" | "2>/dev/null"))
+        .collect();
+    let mut base = cwd.map(str::to_string);
+    if let ["cd", dir, "&&", ..] = words.as_slice() {
+        base = Some(directory(dir, cwd?)?.0);
+        words.drain(..3);
+    }
+    Some((words, base))
+}
+
+/// `word` as one file's [`file_key`] from `base`: `None` for a flag, a glob, a variable, a
+/// redirection, or a word a quote splits.
+fn one_file(word: &str, base: Option<&str>) -> Option<String> {
+    let file = match word.as_bytes() {
+        [q @ (b'"' | b'\''), .., e] if q == e && word.len() >= 2 => &word[1..word.len() - 1],
+        _ => word,
+    };
+    if file.is_empty()
+        || file.starts_with('-')
+        || file.contains(['*', '?', '[', '$', '`', '<', '>', '|', ';', '&', '"', '\''])
+    {
+        return None;
+    }
+    Some(file_key(file, base))
 }
 
 /// Spans of lines `[first, end)`, only those no other one holds: by first line, their ends
@@ -161,8 +219,8 @@ mod tests {
             is_error: false,
             shown: Shown {
                 lines,
-                next: None,
                 skipped,
+                ..Shown::default()
             },
             key: "t1".into(),
         }
@@ -236,6 +294,43 @@ mod tests {
             Some(("src/a.ts".to_string(), (1, 5)))
         );
         assert_eq!(view(&shell("cd src && cat a.ts", 4, 0), None), None);
+    }
+
+    #[test]
+    fn a_search_of_one_file_shows_the_lines_its_output_numbers() {
+        let grep = |command: &str, numbered: Option<(u64, u64)>| {
+            let mut p = shell(command, 3, 0);
+            p.shown.numbered = numbered;
+            view(&p, CWD)
+        };
+        let file = || "/home/u/proj/src/a.ts".to_string();
+        for command in [
+            "grep -n \"No models available\" src/a.ts",
+            "grep -n handler src/a.ts | head -20",
+            "grep -in -A3 handler ./src/a.ts 2>/dev/null",
+            "grep --line-number -E 'a|b' '/home/u/proj/src/a.ts' | grep -v test",
+            "cd src && rg -n handler a.ts",
+        ] {
+            assert_eq!(
+                grep(command, Some((40, 96))),
+                Some((file(), (40, 96))),
+                "{command}"
+            );
+        }
+        for command in [
+            "grep -rn handler src",
+            "grep -n -R handler src",
+            "grep handler src/a.ts",
+            "grep -n handler",
+            "cat src/a.ts | grep -n handler",
+            "grep -n handler src/a.ts | wc -l",
+            "grep -n \"a | b\" src/a.ts",
+            "grep -n handler src/*.ts",
+        ] {
+            assert_eq!(grep(command, Some((40, 96))), None, "{command}");
+        }
+        // Several files: grep names each line's file, so its output is not numbered.
+        assert_eq!(grep("grep -n handler src/a.ts src/b.ts", None), None);
     }
 
     proptest::proptest! {
