@@ -187,7 +187,8 @@ pub struct Shown {
     /// Lines of the output before the first one shown.
     pub skipped: u64,
     /// A shell output whose every line starts with a line number (`grep -n`'s `12:` for a
-    /// match, `12-` for context, `--` between groups): the lines `[first, end)` it spans.
+    /// match, `12-` for context, `--` between groups; `nl`'s and `cat -n`'s `    12<tab>`): the
+    /// lines `[first, end)` it spans.
     pub numbered: Option<(u64, u64)>,
 }
 
@@ -242,13 +243,18 @@ impl Shown {
 }
 
 /// The lines `[first, end)` an output spans whose every line starts with a line number and
-/// `:` or `-` (`grep -n`), `--` lines apart; `None` when one does not.
+/// `:` or `-` (`grep -n`, `--` lines apart), or with spaces, a line number and a tab (`nl`,
+/// `cat -n`); `None` when one does not.
 fn numbered(body: &str) -> Option<(u64, u64)> {
     let mut span: Option<(u64, u64)> = None;
     for line in body.lines().filter(|l| *l != "--") {
+        let indented = line.starts_with(' ');
+        let line = line.trim_start_matches(' ');
         let digits = line.find(|c: char| !c.is_ascii_digit())?;
-        if !matches!(line.as_bytes().get(digits), Some(b':' | b'-')) {
-            return None;
+        match line.as_bytes().get(digits) {
+            Some(b'\t') => {}
+            Some(b':' | b'-') if !indented => {}
+            _ => return None,
         }
         let n: u64 = line[..digits].parse().ok()?;
         let (first, end) = span.unwrap_or((n, n.saturating_add(1)));
@@ -803,6 +809,10 @@ mod tests {
             Some((40, 96))
         );
         assert_eq!(numbered("7:x"), Some((7, 8)));
+        assert_eq!(
+            numbered("   120\tfn main() {\n   121\t\n   122\t}"),
+            Some((120, 123))
+        );
         // pi cut the output: the lines it shows.
         assert_eq!(
             numbered("900:a\n905:b\n\n[Showing lines 2-3 of 3. Full output: /tmp/o]"),
@@ -814,6 +824,8 @@ mod tests {
             "x\n12:x",
             "0:x",
             "12",
+            "  12:x",
+            "12 x\t",
             "--",
             "(no output)",
         ] {

@@ -99,18 +99,31 @@ fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
     Some((one_file(file, base.as_deref())?, first, most))
 }
 
-/// The file a `grep -n` (or `rg -n`) searches when it searches one named file, its output
-/// numbered by the file's lines (cut by `| head`/`| tail`, or filtered by another `grep`, it
-/// still is). `None` for a recursive search, several files, a search of its input.
+/// The file whose lines a command prints numbered by the file's lines: a `grep -n` (or
+/// `rg -n`) of one named file, `cat -n f`, `nl f` (`nl -ba f`); cut by `| head`/`| tail`,
+/// `| sed -n 'A,Bp'`, or filtered by another `grep`, its output still is. `None` for a
+/// recursive search, several files, a search of its input.
 fn searched(cmd: &str, cwd: Option<&str>) -> Option<String> {
     let (words, base) = after_cd(cmd, cwd)?;
     let mut stages = words.split(|w| *w == "|");
     let search = stages.next()?;
-    let passes = |stage: &[&str]| matches!(stage.first(), Some(&("head" | "tail" | "grep")));
+    let passes = |stage: &[&str]| match stage {
+        ["head" | "tail" | "grep", ..] => true,
+        ["sed", "-n", range] => {
+            let range = range.trim_matches(['\'', '"']);
+            range
+                .strip_suffix('p')
+                .is_some_and(|r| !r.is_empty() && r.split(',').all(|n| n.parse::<u64>().is_ok()))
+        }
+        _ => false,
+    };
     if !stages.all(passes) {
         return None;
     }
     let (file, flags) = match search {
+        ["cat", "-n", file] | ["nl", file] | ["nl", "-ba", file] | ["nl", "-b", "a", file] => {
+            return one_file(file, base.as_deref());
+        }
         [prog @ ("grep" | "rg"), flags @ .., file] if flags.len() >= 2 => (*file, (*prog, flags)),
         _ => return None,
     };
@@ -307,6 +320,9 @@ mod tests {
         for command in [
             "grep -n \"No models available\" src/a.ts",
             "grep -n handler src/a.ts | head -20",
+            "nl -ba src/a.ts | sed -n '40,95p'",
+            "cat -n src/a.ts | head -100",
+            "nl -b a src/a.ts",
             "grep -in -A3 handler ./src/a.ts 2>/dev/null",
             "grep --line-number -E 'a|b' '/home/u/proj/src/a.ts' | grep -v test",
             "cd src && rg -n handler a.ts",
@@ -326,6 +342,9 @@ mod tests {
             "grep -n handler src/a.ts | wc -l",
             "grep -n \"a | b\" src/a.ts",
             "grep -n handler src/*.ts",
+            "nl -ba src/a.ts | sed -n 's/a/b/p'",
+            "nl -ba src/a.ts | awk 'NR>3'",
+            "cat -n src/a.ts src/b.ts",
         ] {
             assert_eq!(grep(command, Some((40, 96))), None, "{command}");
         }

@@ -1738,7 +1738,18 @@ fn a_file_read_again_gives_its_room_to_the_later_read() {
         let at = end_of_turn(&lines, 20);
         let first = &lines[39]["message"];
         assert_eq!(first["toolName"], "read");
-        let text = first["content"][0]["text"].as_str().unwrap().to_string();
+        let mut text = first["content"][0]["text"].as_str().unwrap().to_string();
+        if args["command"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("nl "))
+        {
+            // `nl -ba`'s numbered lines.
+            text = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| format!("{:6}\t{l}\n", i + 1))
+                .collect();
+        }
         let call = json!({"type":"message","timestamp":"2026-01-01T00:00:00.000Z",
             "message":{"role":"assistant","content":[{"type":"toolCall","id":"rr1","name":tool,
                 "arguments":args}],
@@ -1783,6 +1794,11 @@ fn a_file_read_again_gives_its_room_to_the_later_read() {
             4,
             "bash",
             shell("cd src/module_3 && sed -n '1,200p' part_0.rs"),
+        ),
+        (
+            5,
+            "bash",
+            shell("nl -ba src/module_3/part_0.rs | sed -n '1,200p'"),
         ),
     ] {
         let reread = first_read(tag, tool, args);
