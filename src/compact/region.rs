@@ -641,6 +641,28 @@ pub fn pins(pairs: &[Pair], later: &[Pair]) -> Vec<Option<Pin>> {
 }
 
 #[cfg(test)]
+impl Pair {
+    /// A call `c1` (`t1`) of `tool` with `args`, and its result: empty, not an error.
+    pub fn of(tool: &str, args: Value) -> Pair {
+        Pair {
+            n: 1,
+            call_msg: 0,
+            block: 0,
+            result_msg: Some(1),
+            call_id: "c1".into(),
+            tool: tool.into(),
+            args: Arc::new(args),
+            output: String::new(),
+            output_chars: 0,
+            images: 0,
+            is_error: false,
+            shown: Shown::default(),
+            key: "t1".into(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -845,21 +867,7 @@ mod tests {
 
     #[test]
     fn a_commands_rest_is_its_lines_after_the_first() {
-        let pair = |args: Value| Pair {
-            n: 1,
-            call_msg: 0,
-            block: 0,
-            result_msg: None,
-            call_id: String::new(),
-            tool: "bash".into(),
-            args: Arc::new(args),
-            output: String::new(),
-            output_chars: 0,
-            images: 0,
-            is_error: false,
-            shown: Default::default(),
-            key: "t1".into(),
-        };
+        let pair = |args: Value| Pair::of("bash", args);
         let p = pair(serde_json::json!({"command": "cd src\n\nsed -i 's/a/b/' x.ts\nls\n"}));
         assert_eq!(p.script(), Some("\nsed -i 's/a/b/' x.ts\nls"));
         let p = pair(serde_json::json!({"cmd": "make\n  all"}));

@@ -345,21 +345,7 @@ mod tests {
     use serde_json::json;
 
     fn pair(tool: &str, path: &str) -> Pair {
-        Pair {
-            n: 1,
-            call_msg: 0,
-            block: 0,
-            result_msg: Some(1),
-            call_id: "c1".into(),
-            tool: tool.into(),
-            args: json!({ "path": path }).into(),
-            output: String::new(),
-            output_chars: 0,
-            images: 0,
-            is_error: false,
-            shown: Default::default(),
-            key: "t1".into(),
-        }
+        Pair::of(tool, json!({ "path": path }))
     }
 
     #[test]

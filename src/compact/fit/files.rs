@@ -218,25 +218,13 @@ mod tests {
     /// A successful `bash` call of `command` whose output shows `lines` lines, `skipped` cut
     /// before them.
     fn shell(command: &str, lines: u32, skipped: u64) -> Pair {
-        Pair {
-            n: 1,
-            call_msg: 0,
-            block: 0,
-            result_msg: Some(1),
-            call_id: "c1".into(),
-            tool: "bash".into(),
-            args: json!({ "command": command }).into(),
-            output: String::new(),
-            output_chars: 0,
-            images: 0,
-            is_error: false,
-            shown: Shown {
-                lines,
-                skipped,
-                ..Shown::default()
-            },
-            key: "t1".into(),
-        }
+        let mut p = Pair::of("bash", json!({ "command": command }));
+        p.shown = Shown {
+            lines,
+            skipped,
+            ..Shown::default()
+        };
+        p
     }
 
     #[test]

@@ -407,21 +407,7 @@ fn lite_and_full_modes_make_the_same_summary() {
 
 #[test]
 fn call_headers_name_paths_relative_to_the_cwd() {
-    let pair = |tool: &str, args: Value| crate::compact::region::Pair {
-        n: 1,
-        call_msg: 0,
-        block: 0,
-        result_msg: None,
-        call_id: "c1".into(),
-        tool: tool.into(),
-        args: args.into(),
-        output: String::new(),
-        output_chars: 0,
-        images: 0,
-        is_error: false,
-        shown: Default::default(),
-        key: "t1".into(),
-    };
+    let pair = crate::compact::region::Pair::of;
     let ident = crate::compact::render::ident;
     let cwd = Some("/home/u/proj/");
     let read = pair(
