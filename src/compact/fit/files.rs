@@ -89,14 +89,23 @@ fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
             number(n.strip_prefix("-n").or_else(|| n.strip_prefix('-'))?)?,
         ),
         ["sed", "-n", range, file] => {
-            let range = range.trim_matches(['\'', '"']).strip_suffix('p')?;
-            let (a, b) = range.split_once(',').unwrap_or((range, range));
-            let (a, b) = (number(a)?.max(1), number(b)?);
-            (*file, a, (b + 1).checked_sub(a).filter(|n| *n > 0)?)
+            let (a, b) = sed_lines(range)?;
+            (
+                *file,
+                a,
+                b.saturating_add(1).checked_sub(a).filter(|n| *n > 0)?,
+            )
         }
         _ => return None,
     };
     Some((one_file(file, base.as_deref())?, first, most))
+}
+
+/// The lines `A` to `B` (or `A` alone) a `sed -n` script `'A,Bp'` prints, `A` at least 1.
+fn sed_lines(script: &str) -> Option<(u64, u64)> {
+    let range = script.trim_matches(['\'', '"']).strip_suffix('p')?;
+    let (a, b) = range.split_once(',').unwrap_or((range, range));
+    Some((a.parse::<u64>().ok()?.max(1), b.parse().ok()?))
 }
 
 /// The file whose lines a command prints numbered by the file's lines: a `grep -n` (or
@@ -109,25 +118,19 @@ fn searched(cmd: &str, cwd: Option<&str>) -> Option<String> {
     let search = stages.next()?;
     let passes = |stage: &[&str]| match stage {
         ["head" | "tail" | "grep", ..] => true,
-        ["sed", "-n", range] => {
-            let range = range.trim_matches(['\'', '"']);
-            range
-                .strip_suffix('p')
-                .is_some_and(|r| !r.is_empty() && r.split(',').all(|n| n.parse::<u64>().is_ok()))
-        }
+        ["sed", "-n", script] => sed_lines(script).is_some(),
         _ => false,
     };
     if !stages.all(passes) {
         return None;
     }
-    let (file, flags) = match search {
+    let (prog, flags, file) = match search {
         ["cat", "-n", file] | ["nl", file] | ["nl", "-ba", file] | ["nl", "-b", "a", file] => {
             return one_file(file, base.as_deref());
         }
-        [prog @ ("grep" | "rg"), flags @ .., file] if flags.len() >= 2 => (*file, (*prog, flags)),
+        [prog @ ("grep" | "rg"), flags @ .., file] if flags.len() >= 2 => (*prog, flags, *file),
         _ => return None,
     };
-    let (prog, flags) = flags;
     let short = |w: &&str| w.starts_with('-') && !w.starts_with("--");
     let numbered = flags
         .iter()
@@ -259,6 +262,7 @@ mod tests {
             ("sed -n \"5p\" src/a.ts", 1, 0, (5, 6)),
             // The file ended before the range did.
             ("sed -n 10,50p src/a.ts", 3, 0, (10, 13)),
+            ("sed -n '7,18446744073709551615p' src/a.ts", 3, 0, (7, 10)),
             ("cd src && cat a.ts", 40, 0, (1, 41)),
             ("cd /home/u/proj && head -n 5 src/a.ts", 5, 0, (1, 6)),
         ] {
