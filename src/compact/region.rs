@@ -183,13 +183,13 @@ pub fn parse_message(pos: usize, entry_id: &str, mut m: Value) -> Option<RMsg> {
 pub struct Shown {
     pub lines: u32,
     /// The `offset=` of the notice: the first line of the file not shown.
-    pub next: Option<u64>,
+    pub next: Option<u32>,
     /// Lines of the output before the first one shown.
-    pub skipped: u64,
+    pub skipped: u32,
     /// A shell output whose every line starts with a line number (`grep -n`'s `12:` for a
     /// match, `12-` for context, `--` between groups; `nl`'s and `cat -n`'s `    12<tab>`): the
     /// lines `[first, end)` it spans.
-    pub numbered: Option<(u64, u64)>,
+    pub numbered: Option<(u32, u32)>,
 }
 
 impl Shown {
@@ -222,7 +222,7 @@ impl Shown {
                 let first = notice
                     .strip_prefix("lines ")
                     .and_then(|r| r.split_once('-'))
-                    .and_then(|(a, _)| a.parse::<u64>().ok());
+                    .and_then(|(a, _)| a.parse::<u32>().ok());
                 match first {
                     Some(first) => (body, first.saturating_sub(1)),
                     None => return Shown::default(),
@@ -245,8 +245,8 @@ impl Shown {
 /// The lines `[first, end)` an output spans whose every line starts with a line number and
 /// `:` or `-` (`grep -n`, `--` lines apart), or with spaces, a line number and a tab (`nl`,
 /// `cat -n`); `None` when one does not.
-fn numbered(body: &str) -> Option<(u64, u64)> {
-    let mut span: Option<(u64, u64)> = None;
+fn numbered(body: &str) -> Option<(u32, u32)> {
+    let mut span: Option<(u32, u32)> = None;
     for line in body.lines().filter(|l| *l != "--") {
         let indented = line.starts_with(' ');
         let line = line.trim_start_matches(' ');
@@ -256,7 +256,7 @@ fn numbered(body: &str) -> Option<(u64, u64)> {
             Some(b':' | b'-') if !indented => {}
             _ => return None,
         }
-        let n: u64 = line[..digits].parse().ok()?;
+        let n: u32 = line[..digits].parse().ok()?;
         let (first, end) = span.unwrap_or((n, n.saturating_add(1)));
         span = Some((first.min(n), end.max(n.saturating_add(1))));
     }
@@ -319,7 +319,7 @@ impl Pair {
         let end = self
             .shown
             .next
-            .unwrap_or(first.saturating_add(u64::from(self.shown.lines)));
+            .map_or(first.saturating_add(u64::from(self.shown.lines)), u64::from);
         (end > first).then_some((first, end))
     }
 

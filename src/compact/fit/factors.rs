@@ -470,7 +470,7 @@ mod tests {
 
     /// A `read` of `path` from `offset` (`None`: no offset) whose result shows `lines` lines,
     /// its notice saying to go on from `next`; `ok` false for an error.
-    fn read(path: &str, offset: Option<u64>, lines: u32, next: Option<u64>, ok: bool) -> Pair {
+    fn read(path: &str, offset: Option<u64>, lines: u32, next: Option<u32>, ok: bool) -> Pair {
         let mut p = pair("read", path);
         if let Some(o) = offset {
             p.args = json!({ "path": path, "offset": o, "limit": 50 }).into();
@@ -523,7 +523,7 @@ mod tests {
     fn a_search_or_a_print_whose_lines_a_later_call_shows_again_is_reread() {
         let cwd = Some("/home/u/proj");
         // A `bash` call of `command` whose output shows `lines` lines, numbered `numbered`.
-        let shell = |command: &str, lines: u32, numbered: Option<(u64, u64)>| {
+        let shell = |command: &str, lines: u32, numbered: Option<(u32, u32)>| {
             let mut p = pair("bash", "");
             p.args = json!({ "command": command }).into();
             p.shown = crate::compact::region::Shown {

@@ -62,10 +62,11 @@ pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> 
     }
     let command = p.arg("command")?;
     if let Some(file) = searched(command, cwd) {
-        return Some((file, p.shown.numbered?));
+        let (first, end) = p.shown.numbered?;
+        return Some((file, (u64::from(first), u64::from(end))));
     }
     let (path, first, most) = printed(command, cwd)?;
-    let first = first.checked_add(p.shown.skipped)?;
+    let first = first.checked_add(u64::from(p.shown.skipped))?;
     let end = first
         .saturating_add(u64::from(p.shown.lines))
         .min(first.saturating_add(most));
@@ -220,7 +221,7 @@ mod tests {
 
     /// A successful `bash` call of `command` whose output shows `lines` lines, `skipped` cut
     /// before them.
-    fn shell(command: &str, lines: u32, skipped: u64) -> Pair {
+    fn shell(command: &str, lines: u32, skipped: u32) -> Pair {
         let mut p = Pair::of("bash", json!({ "command": command }));
         p.shown = Shown {
             lines,
@@ -303,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_search_of_one_file_shows_the_lines_its_output_numbers() {
-        let grep = |command: &str, numbered: Option<(u64, u64)>| {
+        let grep = |command: &str, numbered: Option<(u32, u32)>| {
             let mut p = shell(command, 3, 0);
             p.shown.numbered = numbered;
             view(&p, CWD)
