@@ -60,12 +60,13 @@ pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> 
     if p.tool != "bash" || p.is_error || p.result_msg.is_none() || p.shown.lines == 0 {
         return None;
     }
-    let command = p.arg("command")?;
-    if let Some(file) = searched(command, cwd) {
+    let (words, base) = after_cd(p.arg("command")?, cwd)?;
+    let base = base.as_deref();
+    if let Some(file) = searched(&words, base) {
         let (first, end) = p.shown.numbered?;
         return Some((file, (u64::from(first), u64::from(end))));
     }
-    let (path, first, most) = printed(command, cwd)?;
+    let (path, first, most) = printed(&words, base)?;
     let first = first.checked_add(u64::from(p.shown.skipped))?;
     let end = first
         .saturating_add(u64::from(p.shown.lines))
@@ -73,14 +74,13 @@ pub(super) fn view(p: &Pair, cwd: Option<&str>) -> Option<(String, (u64, u64))> 
     Some((path, (first, end)))
 }
 
-/// What a shell command prints when it only prints lines of one file: the file (by
-/// [`file_key`], from the `cd` directory when it starts with `cd dir &&`), the first line
-/// printed and at most how many. `None` for anything else (pipes, several files, globs,
-/// variables, redirections, flags it does not know).
-fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
-    let (words, base) = after_cd(cmd, cwd)?;
+/// What a shell command (its [`after_cd`] `words`, run in `base`) prints when it only prints
+/// lines of one file: the file (by [`file_key`]), the first line printed and at most how
+/// many. `None` for anything else (pipes, several files, globs, variables, redirections, flags
+/// it does not know).
+fn printed(words: &[&str], base: Option<&str>) -> Option<(String, u64, u64)> {
     let number = |w: &str| w.parse::<u64>().ok();
-    let (file, first, most) = match words.as_slice() {
+    let (file, first, most) = match words {
         ["cat", file] => (*file, 1, u64::MAX),
         ["head", file] => (*file, 1, 10),
         ["head", "-n", n, file] => (*file, 1, number(n)?),
@@ -99,7 +99,7 @@ fn printed(cmd: &str, cwd: Option<&str>) -> Option<(String, u64, u64)> {
         }
         _ => return None,
     };
-    Some((one_file(file, base.as_deref())?, first, most))
+    Some((one_file(file, base)?, first, most))
 }
 
 /// The lines `A` to `B` (or `A` alone) a `sed -n` script `'A,Bp'` prints, `A` at least 1.
@@ -109,12 +109,11 @@ fn sed_lines(script: &str) -> Option<(u64, u64)> {
     Some((a.parse::<u64>().ok()?.max(1), b.parse().ok()?))
 }
 
-/// The file whose lines a command prints numbered by the file's lines: a `grep -n` (or
-/// `rg -n`) of one named file, `cat -n f`, `nl f` (`nl -ba f`); cut by `| head`/`| tail`,
-/// `| sed -n 'A,Bp'`, or filtered by another `grep`, its output still is. `None` for a
-/// recursive search, several files, a search of its input.
-fn searched(cmd: &str, cwd: Option<&str>) -> Option<String> {
-    let (words, base) = after_cd(cmd, cwd)?;
+/// The file whose lines a command (its [`after_cd`] `words`, run in `base`) prints numbered
+/// by the file's lines: a `grep -n` (or `rg -n`) of one named file, `cat -n f`, `nl f`
+/// (`nl -ba f`); cut by `| head`/`| tail`, `| sed -n 'A,Bp'`, or filtered by another `grep`,
+/// its output still is. `None` for a recursive search, several files, a search of its input.
+fn searched(words: &[&str], base: Option<&str>) -> Option<String> {
     let mut stages = words.split(|w| *w == "|");
     let search = stages.next()?;
     let passes = |stage: &[&str]| match stage {
@@ -127,7 +126,7 @@ fn searched(cmd: &str, cwd: Option<&str>) -> Option<String> {
     }
     let (prog, flags, file) = match search {
         ["cat", "-n", file] | ["nl", file] | ["nl", "-ba", file] | ["nl", "-b", "a", file] => {
-            return one_file(file, base.as_deref());
+            return one_file(file, base);
         }
         [prog @ ("grep" | "rg"), flags @ .., file] if flags.len() >= 2 => (*prog, flags, *file),
         _ => return None,
@@ -143,7 +142,7 @@ fn searched(cmd: &str, cwd: Option<&str>) -> Option<String> {
     if !numbered || recursive {
         return None;
     }
-    one_file(file, base.as_deref())
+    one_file(file, base)
 }
 
 /// A shell command's words, after a leading `cd dir &&` and without `2>&1` or `2>/dev/null`,
